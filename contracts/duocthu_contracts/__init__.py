@@ -1,0 +1,1 @@
+"""Message contracts of duocthu: pydantic models, JSON Schema, AsyncAPI. No logic."""

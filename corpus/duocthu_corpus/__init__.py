@@ -1,0 +1,1 @@
+"""Illustrative sample formulary: source monographs, typesetter, synthetic generator."""
