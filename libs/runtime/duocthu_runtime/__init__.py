@@ -1,0 +1,1 @@
+"""Shared runtime glue of duocthu services."""

@@ -1,0 +1,1 @@
+"""Bus wiring: streams, envelopes, versioned decoding, stage consumers, publishing."""

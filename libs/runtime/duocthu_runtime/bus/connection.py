@@ -1,0 +1,131 @@
+"""One NATS connection per process, wrapped in a FastStream broker.
+
+Publishing goes through :meth:`Bus.publish`, which is the only place that
+knows the rules: the subject follows from the message type, lane and origin;
+``Nats-Msg-Id`` is the message id (JetStream drops a re-publish); the call
+returns only after JetStream has stored the message, so a stage can ack its
+input knowing its output is durable.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from duocthu_contracts.envelope import Message
+from faststream.nats import NatsBroker
+from nats.js import JetStreamContext
+from nats.js.errors import BucketNotFoundError
+from nats.js.kv import KeyValue
+
+from duocthu_runtime.bus.streams import ensure_streams
+from duocthu_runtime.bus.subjects import stream_for, subject_for
+from duocthu_runtime.bus.versioning import encode
+from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime.settings import RuntimeSettings
+
+PRESENCE_BUCKET = "duocthu_presence"
+PRESENCE_TTL_S = 15.0
+
+log = get_logger(__name__)
+
+
+class Bus:
+    def __init__(self, settings: RuntimeSettings, *, client_name: str) -> None:
+        self.settings = settings
+        kwargs: dict[str, object] = {}
+        if settings.nats_creds:
+            kwargs["user_credentials"] = settings.nats_creds
+        if settings.nats_user:
+            kwargs["user"] = settings.nats_user
+            kwargs["password"] = settings.nats_password or ""
+        self.broker = NatsBroker(
+            servers=[u.strip() for u in settings.nats_url.split(",") if u.strip()],
+            name=client_name,
+            max_reconnect_attempts=-1,
+            reconnect_time_wait=1,
+            connect_timeout=5,
+            logger=None,
+            **kwargs,  # type: ignore[arg-type]
+        )
+        self._presence: KeyValue | None = None
+
+    @property
+    def js(self) -> JetStreamContext:
+        return self.broker.connection.jetstream()
+
+    @property
+    def connected(self) -> bool:
+        try:
+            return bool(self.broker.connection.is_connected)
+        except Exception:  # connection not created yet
+            return False
+
+    async def connect(self) -> None:
+        """Connect and declare streams, without starting subscribers."""
+        await self.broker.connect()
+        await ensure_streams(self.js, self.settings)
+
+    async def start(self) -> None:
+        await self.connect()
+        await self.broker.start()
+
+    async def stop(self) -> None:
+        await self.broker.stop()
+
+    async def publish(self, message: Message) -> bool:
+        """Publish durably; returns False when JetStream dropped it as a duplicate."""
+        subject = subject_for(message)
+        headers = {"Nats-Msg-Id": message.message_id}
+        traceparent = getattr(message, "traceparent", None)
+        if traceparent:
+            headers["traceparent"] = traceparent
+        ack = await self.broker.publish(
+            encode(message), subject, headers=headers, stream=stream_for(subject), timeout=10
+        )
+        return not bool(getattr(ack, "duplicate", False))
+
+    async def publish_fire_and_forget(self, message: Message) -> None:
+        """Core-NATS publish for advisory messages (progress) that need no PubAck."""
+        await self.broker.publish(encode(message), subject_for(message))
+
+    # ------------------------------------------------------------------ presence
+
+    async def presence(self) -> KeyValue:
+        if self._presence is None:
+            try:
+                self._presence = await self.js.key_value(PRESENCE_BUCKET)
+            except BucketNotFoundError:
+                from nats.js.api import KeyValueConfig, StorageType
+
+                self._presence = await self.js.create_key_value(
+                    KeyValueConfig(bucket=PRESENCE_BUCKET, ttl=PRESENCE_TTL_S, storage=StorageType.MEMORY)
+                )
+        return self._presence
+
+    async def announce(self, stage: str, instance_id: str, ready: bool) -> None:
+        """Record that ``instance_id`` of ``stage`` is alive (expires after the bucket TTL)."""
+        kv = await self.presence()
+        body = {"stage": stage, "instance": instance_id, "ready": ready, "at": datetime.now(UTC).isoformat()}
+        await kv.put(f"{stage}.{_key_token(instance_id)}", json.dumps(body).encode())
+
+    async def live_stages(self) -> dict[str, int]:
+        """Number of ready, unexpired instances per stage."""
+        kv = await self.presence()
+        counts: dict[str, int] = {}
+        try:
+            keys = await kv.keys()
+        except Exception:  # nats raises NoKeysError on an empty bucket
+            return counts
+        for key in keys:
+            entry = await kv.get(key)
+            if entry is None or entry.value is None:
+                continue
+            body = json.loads(entry.value)
+            if body.get("ready"):
+                counts[body["stage"]] = counts.get(body["stage"], 0) + 1
+        return counts
+
+
+def _key_token(value: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in value)

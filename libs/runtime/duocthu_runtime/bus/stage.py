@@ -1,0 +1,246 @@
+"""A pipeline stage: durable pull consumers, thin handlers, ack after publish.
+
+The stage framework owns every rule that must hold for all stages, so that a
+handler is a plain translation of one message into a domain call:
+
+* one durable pull consumer per input subject, shared by all replicas of the
+  stage (NATS hands each message to one replica);
+* decode with a schema/major-version check; a message that cannot be read is
+  logged, counted and terminated, never crashes the process;
+* a turn past its deadline is completed as ``request_budget_exhausted``;
+* a handler that raises completes the turn as ``internal_error`` (fail
+  closed, with a reason) instead of leaving the user waiting;
+* outputs are published (durably, de-duplicated by message id) *before* the
+  input is acked; a process that dies in between is redelivered, and its
+  re-published outputs are dropped as duplicates.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+import structlog
+from duocthu_contracts.decisions import Decision, Reason
+from duocthu_contracts.envelope import Lane, Message, TurnMessage
+from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
+from faststream import AckPolicy
+from faststream.nats import JStream, NatsMessage, PullSub
+from nats.js.api import AckPolicy as JsAckPolicy
+from nats.js.api import ConsumerConfig, DeliverPolicy
+
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import derive, utcnow
+from duocthu_runtime.bus.subjects import BASE_SUBJECTS, lane_subject, stream_for
+from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.observability import metrics
+from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime.observability.tracing import current_traceparent, span
+
+In = TypeVar("In", bound=Message)
+T = TypeVar("T", bound=TurnMessage)
+
+log = get_logger(__name__)
+
+
+@dataclass
+class StageContext(Generic[In]):
+    """What a handler may do besides computing: derive outputs, complete the turn."""
+
+    stage: str
+    message: In
+    started_at: datetime
+    _raw: NatsMessage | None = field(default=None, repr=False)
+
+    def derive(self, cls: type[T], payload: Any, *, llm_calls_used: int = 0) -> T:
+        cause: TurnMessage = self._turn()
+        return derive(
+            cause,
+            cls,
+            payload,
+            stage=self.stage,
+            started_at=self.started_at,
+            llm_calls_used=llm_calls_used,
+            traceparent=current_traceparent(),
+        )
+
+    def complete(
+        self, decision: Decision, reason: Reason, *, llm_calls_used: int = 0, **fields: Any
+    ) -> TurnCompleted:
+        """End the turn here with ``decision``/``reason``; ``fields`` fill the payload."""
+        cause = self._turn()
+        base = cause.payload  # every turn payload extends TurnContext
+        payload = TurnCompletedPayload(
+            query=base.query,
+            conversation_id=base.conversation_id,
+            response_mode=base.response_mode,
+            decision=decision,
+            reason=reason,
+            completed_by=self.stage,
+            **fields,
+        )
+        return self.derive(TurnCompleted, payload, llm_calls_used=llm_calls_used)
+
+    def remaining_s(self) -> float:
+        deadline: datetime = self._turn().deadline
+        return (deadline - utcnow()).total_seconds()
+
+    async def heartbeat(self) -> None:
+        """Tell JetStream a long job is still being worked on (resets ack_wait)."""
+        if self._raw is not None:
+            await self._raw.in_progress()
+
+    def _turn(self) -> Any:  # Any: the concrete TurnMessage subclass carries a TurnContext payload
+        if not isinstance(self.message, TurnMessage):
+            raise TypeError(f"{type(self.message).__name__} does not belong to a turn")
+        return self.message
+
+
+Handler = Callable[[In, StageContext[In]], Awaitable[Sequence[Message]]]
+
+
+async def not_implemented(message: TurnMessage, ctx: StageContext[Any]) -> Sequence[Message]:
+    """The honest handler of a stage whose logic is not built: abstain, never fake."""
+    return [ctx.complete(Decision.ABSTAIN, Reason.STAGE_NOT_IMPLEMENTED, detail=f"{ctx.stage} not implemented")]
+
+
+class Stage:
+    """Registers a stage's handlers on a :class:`Bus`."""
+
+    def __init__(self, name: str, bus: Bus) -> None:
+        self.name = name
+        self.bus = bus
+        self.handled = 0
+
+    def durable_name(self, cls: type[Message], lane: Lane) -> str:
+        short = cls.SCHEMA.split("/")[0].replace(".", "_")
+        suffix = "_shadow" if lane is Lane.SHADOW else ""
+        return f"{self.name}__{short}{suffix}"
+
+    def consumes(
+        self,
+        cls: type[In],
+        handler: Handler[In],
+        *,
+        lanes: Sequence[Lane] = (Lane.LIVE, Lane.SHADOW),
+        ack_wait_s: float | None = None,
+        fetch_batch: int | None = None,
+    ) -> None:
+        settings = self.bus.settings
+        for lane in lanes if issubclass(cls, TurnMessage) else (Lane.LIVE,):
+            subject = lane_subject(BASE_SUBJECTS[cls], lane)
+            durable = self.durable_name(cls, lane)
+            config = ConsumerConfig(
+                durable_name=durable,
+                ack_policy=JsAckPolicy.EXPLICIT,
+                ack_wait=ack_wait_s or settings.bus_ack_wait_s,
+                max_deliver=settings.bus_max_deliver,
+                deliver_policy=DeliverPolicy.NEW if issubclass(cls, TurnMessage) else DeliverPolicy.ALL,
+                filter_subject=subject,
+                max_ack_pending=1000,
+            )
+            subscriber = self.bus.broker.subscriber(
+                subject,
+                stream=JStream(stream_for(subject), declare=False),
+                durable=durable,
+                config=config,
+                pull_sub=PullSub(batch_size=fetch_batch or settings.bus_fetch_batch,
+                                 timeout=settings.bus_fetch_timeout_s),
+                ack_policy=AckPolicy.MANUAL,
+                title=f"{self.name}:{subject}",
+            )
+            subscriber(self._wrap(cls, handler))
+
+    def _wrap(self, cls: type[In], handler: Handler[In]) -> Callable[[NatsMessage], Awaitable[None]]:
+        async def on_message(msg: NatsMessage) -> None:
+            await self.handle(cls, handler, msg.body, msg)
+
+        on_message.__name__ = f"{self.name}_{cls.__name__}"
+        return on_message
+
+    async def handle(
+        self, cls: type[In], handler: Handler[In], body: bytes, raw: NatsMessage | None
+    ) -> Sequence[Message]:
+        """Process one delivery; returns what was published (for tests and in-process runs)."""
+        started = utcnow()
+        t0 = time.perf_counter()
+        try:
+            message = decode(body, cls)
+        except MessageRejected as exc:
+            metrics.BUS_REJECTED.labels(self.name, exc.reason).inc()
+            log.error("message_rejected", stage=self.name, reason=exc.reason, detail=exc.detail[:500])
+            if raw is not None:
+                await raw.reject()
+            return []
+        ids: dict[str, str] = {"message_id": message.message_id, "correlation_id": message.correlation_id}
+        if isinstance(message, TurnMessage):
+            ids["turn_id"] = message.turn_id
+        with structlog.contextvars.bound_contextvars(stage=self.name, **ids):
+            try:
+                outputs = await self._run(cls, handler, message, started, raw)
+            except Exception:
+                # Only non-turn work (ingest jobs) gets here: retry it later.
+                if raw is not None:
+                    await raw.nack(delay=5.0)
+                return []
+            try:
+                for out in outputs:
+                    if not await self.bus.publish(out):
+                        metrics.PUBLISH_DUPLICATES.labels(self.name).inc()
+            except Exception:
+                log.exception("publish_failed")
+                metrics.STAGE_MESSAGES.labels(self.name, cls.SCHEMA, "publish_failed").inc()
+                if raw is not None:
+                    await raw.nack(delay=1.0)
+                return []
+            if raw is not None:
+                await raw.ack()
+            self.handled += 1
+            metrics.STAGE_LATENCY.labels(self.name).observe(time.perf_counter() - t0)
+            return outputs
+
+    async def _run(
+        self, cls: type[In], handler: Handler[In], message: In, started: datetime, raw: NatsMessage | None
+    ) -> Sequence[Message]:
+        ctx: StageContext[In] = StageContext(self.name, message, started, raw)
+        traceparent = getattr(message, "traceparent", None)
+        with span(f"{self.name} {cls.SCHEMA}", traceparent=traceparent, stage=self.name):
+            if isinstance(message, TurnMessage):
+                if ctx.remaining_s() <= 0:
+                    metrics.STAGE_MESSAGES.labels(self.name, cls.SCHEMA, "deadline_passed").inc()
+                    return self._count([ctx.complete(
+                        Decision.ABSTAIN, Reason.REQUEST_BUDGET_EXHAUSTED,
+                        detail=f"deadline passed before {self.name}",
+                    )])
+                await self._progress(ctx)
+            try:
+                outputs = await handler(message, ctx)
+            except Exception as exc:
+                log.exception("handler_failed")
+                metrics.STAGE_MESSAGES.labels(self.name, cls.SCHEMA, "handler_failed").inc()
+                if not isinstance(message, TurnMessage):
+                    raise
+                return self._count([ctx.complete(
+                    Decision.ABSTAIN, Reason.INTERNAL_ERROR, detail=f"{self.name}: {type(exc).__name__}"
+                )])
+            metrics.STAGE_MESSAGES.labels(self.name, cls.SCHEMA, "ok").inc()
+            return self._count(outputs)
+
+    def _count(self, outputs: Sequence[Message]) -> Sequence[Message]:
+        for out in outputs:
+            if isinstance(out, TurnCompleted):
+                metrics.TURN_DECISIONS.labels(self.name, out.payload.decision, out.payload.reason).inc()
+        return outputs
+
+    async def _progress(self, ctx: StageContext[Any]) -> None:
+        message = ctx.message
+        if message.lane is not Lane.LIVE:
+            return
+        progress = ctx.derive(TurnProgress, TurnProgressPayload(stage=self.name, status="started"))
+        try:
+            await self.bus.publish_fire_and_forget(progress)
+        except Exception:  # advisory only: never fail a turn over a status line
+            log.warning("progress_publish_failed")

@@ -1,0 +1,67 @@
+"""Decode a message only when its schema name and major version are known.
+
+A consumer that meets a new major version must not guess at its meaning: it
+rejects the message with a counted, logged error and carries on (never a
+crash).  Minor versions are additive, so ``x/1.3`` is read as ``x/1``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TypeVar
+
+from duocthu_contracts.envelope import Message
+from pydantic import ValidationError
+
+M = TypeVar("M", bound=Message)
+
+
+class MessageRejected(Exception):
+    """A message that this consumer cannot accept; ``reason`` is a metric label."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class SchemaName:
+    name: str
+    major: int
+    minor: int
+
+    @classmethod
+    def parse(cls, value: str) -> SchemaName:
+        name, sep, version = value.rpartition("/")
+        major, _, minor = version.partition(".")
+        if not sep or not name or not major.isdigit() or (minor and not minor.isdigit()):
+            raise MessageRejected("invalid_schema_name", f"schema {value!r} is not '<name>/<major>[.<minor>]'")
+        return cls(name, int(major), int(minor or 0))
+
+
+def decode(raw: bytes, model: type[M]) -> M:
+    """Parse ``raw`` as ``model`` after checking its schema name and major version."""
+    try:
+        document = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MessageRejected("invalid_json", str(exc)) from exc
+    if not isinstance(document, dict) or not isinstance(document.get("schema"), str):
+        raise MessageRejected("missing_schema", "message has no 'schema' field")
+    got = SchemaName.parse(document["schema"])
+    want = SchemaName.parse(model.SCHEMA)
+    if got.name != want.name:
+        raise MessageRejected("unexpected_schema", f"expected {want.name}, got {got.name}")
+    if got.major != want.major:
+        raise MessageRejected(
+            "unknown_schema_version", f"{got.name} major version {got.major} (this consumer knows {want.major})"
+        )
+    try:
+        return model.model_validate(document)
+    except ValidationError as exc:
+        raise MessageRejected("invalid_message", str(exc)) from exc
+
+
+def encode(message: Message) -> bytes:
+    return message.model_dump_json(by_alias=True).encode()

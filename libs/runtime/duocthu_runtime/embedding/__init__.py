@@ -1,0 +1,1 @@
+"""Embedding providers, the content-addressed cache, and the Vietnamese sparse encoder."""

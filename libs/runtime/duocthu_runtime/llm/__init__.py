@@ -1,0 +1,1 @@
+"""Chat-model providers (Bedrock Converse, OpenAI-compatible) shared by the stages that call a model."""

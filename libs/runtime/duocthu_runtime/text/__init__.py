@@ -1,0 +1,1 @@
+"""Vietnamese text analysis shared by every stage that matches or indexes text."""

@@ -1,0 +1,46 @@
+"""Vietnamese-aware normalisation: NFC, case, diacritic folding, syllables.
+
+One implementation for every stage, because the index and the query side
+must tokenise identically (a sparse vector built with one tokenizer and
+queried with another silently matches nothing).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_WS_RE = re.compile(r"\s+")
+_SYLLABLE_RE = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def normalize_whitespace(text: str) -> str:
+    return _WS_RE.sub(" ", text).strip()
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip diacritics ("Đái tháo đường" -> "dai thao duong").
+
+    ``đ`` has no canonical decomposition, so it is mapped explicitly.
+    """
+    text = nfc(text).lower().replace("đ", "d")
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFC", "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn"))
+
+
+def casefold_keep_marks(text: str) -> str:
+    """NFC + lower case, diacritics kept (the sparse index's primary form)."""
+    return nfc(text).lower()
+
+
+def syllables(text: str) -> list[str]:
+    """Vietnamese is written one syllable per space-separated token; words span syllables."""
+    return _SYLLABLE_RE.findall(casefold_keep_marks(text))
+
+
+def has_diacritics(text: str) -> bool:
+    return fold(text) != nfc(text).lower()

@@ -1,0 +1,1 @@
+"""Gateway: HTTP API, web UI, correlation of turns, trace/history store."""

@@ -1,0 +1,1 @@
+"""Adapters at the gateway edge: bus correlation, store."""

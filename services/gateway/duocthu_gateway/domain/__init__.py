@@ -1,0 +1,1 @@
+"""Pure gateway logic: rendering responses, reason texts."""

@@ -1,0 +1,92 @@
+"""Turning a completed turn into the HTTP response (DESIGN.md contract).
+
+Citations are built from the evidence the claims were checked against, so
+``citations[].text`` is exactly what the verifier saw.
+"""
+
+from __future__ import annotations
+
+from duocthu_contracts.decisions import Decision, Reason
+from duocthu_contracts.evidence import Evidence
+from duocthu_contracts.http import (
+    Citation,
+    CitationAttachment,
+    CitationRegion,
+    ClaimOut,
+    RagQueryResponse,
+    StageTimingOut,
+)
+from duocthu_contracts.messages import TurnCompleted
+
+from duocthu_gateway.domain.reasons import REASON_MESSAGES
+
+
+def citation(index: int, ev: Evidence) -> Citation:
+    refs = ev.source_refs
+    first, last = refs[0], refs[-1]
+    regions = [
+        CitationRegion(physical_page=r.physical_page, printed_page=r.printed_page_range[0], bbox=r.bbox)
+        for r in refs
+        if r.bbox is not None and r.physical_page is not None
+    ]
+    return Citation(
+        index=index,
+        evidence_id=ev.evidence_id,
+        chunk_id=first.chunk_id,
+        drug_id=ev.drug_id,
+        drug_name=ev.drug_name,
+        section_key=ev.section_key,
+        section_title=ev.section_title,
+        printed_page_range=(first.printed_page_range[0], last.printed_page_range[1]),
+        source_page_range=(first.source_page_range[0], last.source_page_range[1]),
+        text=ev.text,
+        attachments=[
+            CitationAttachment(
+                block_id=a.block_id, kind=a.kind, physical_page=a.physical_page,
+                printed_page=a.printed_page, bbox=a.bbox,
+            )
+            for a in ev.attachments
+        ],
+        regions=regions,
+        requires_visual_check=ev.requires_visual_check,
+    )
+
+
+def render(completed: TurnCompleted, *, otel_trace_id: str | None) -> RagQueryResponse:
+    p = completed.payload
+    citations = [citation(i, ev) for i, ev in enumerate(p.evidence, start=1) if ev.source_refs]
+    return RagQueryResponse(
+        trace_id=completed.turn_id,
+        correlation_id=completed.correlation_id,
+        otel_trace_id=otel_trace_id,
+        conversation_id=p.conversation_id,
+        decision=p.decision,
+        reason=p.reason,
+        reason_message=REASON_MESSAGES.get(p.reason, ""),
+        answer=p.answer,
+        claims=[ClaimOut(text=c.text, citations=c.citations, drug_id=c.drug_id, label=c.label) for c in p.claims],
+        citations=citations,
+        quick_replies=p.quick_replies,
+        resolved_drug_ids=p.resolved_drug_ids,
+        generated=p.generated,
+        blocks=p.blocks,
+        plan=p.plan,
+        candidate_assessments=p.candidate_assessments,
+        route=p.route,
+        stage_timings=[StageTimingOut(stage=t.stage, ms=t.ms) for t in completed.stage_timings],
+    )
+
+
+def abstain(
+    *, trace_id: str, correlation_id: str, reason: Reason, conversation_id: str | None,
+    otel_trace_id: str | None,
+) -> RagQueryResponse:
+    return RagQueryResponse(
+        trace_id=trace_id,
+        correlation_id=correlation_id,
+        otel_trace_id=otel_trace_id,
+        conversation_id=conversation_id,
+        decision=Decision.ABSTAIN,
+        reason=reason,
+        reason_message=REASON_MESSAGES.get(reason, ""),
+    )

@@ -1,0 +1,15 @@
+"""Gateway metrics (bounded labels only)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Histogram
+
+REQUEST_LATENCY = Histogram(
+    "duocthu_gateway_request_seconds",
+    "End-to-end latency of POST /v1/rag/query",
+    ["decision"],
+    buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60),
+)
+RESPONSES = Counter(
+    "duocthu_gateway_responses_total", "Responses by decision and reason", ["decision", "reason"]
+)

@@ -1,0 +1,18 @@
+"""Gateway settings (environment variables)."""
+
+from __future__ import annotations
+
+from duocthu_runtime.settings import RuntimeSettings
+from pydantic import Field
+
+STAGES = ("understanding", "retrieval", "generation", "verifier", "ingest-worker")
+
+
+class GatewaySettings(RuntimeSettings):
+    service_name: str = "gateway"
+    http_host: str = "127.0.0.1"
+    http_port: int = 8080
+    turn_deadline_s: float = Field(default=40.0, gt=0, description="wall-clock budget of one turn")
+    turn_llm_calls: int = Field(default=8, ge=0, description="LLM calls one turn may spend")
+    history_turns: int = Field(default=6, ge=0, description="recent turns sent with a request")
+    required_stages: tuple[str, ...] = STAGES

@@ -1,0 +1,1 @@
+"""Generation stage: structured claims (extractive, bedrock, openai)."""

@@ -1,0 +1,1 @@
+"""Ingest worker: PDF to provenance-preserving chunks with fail-closed gates."""

@@ -1,0 +1,1 @@
+"""Adapters at the edge of ingestion (PyMuPDF, embedders, bus)."""

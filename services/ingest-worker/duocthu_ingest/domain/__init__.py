@@ -1,0 +1,1 @@
+"""Pure domain logic of ingestion: no I/O."""

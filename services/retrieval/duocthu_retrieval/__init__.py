@@ -1,0 +1,1 @@
+"""Retrieval stage: routes A-D, evidence policy; owns the Qdrant index."""

@@ -1,0 +1,1 @@
+"""Understanding stage: QueryFrame from a bounded drug shortlist."""

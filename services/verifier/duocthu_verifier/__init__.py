@@ -1,0 +1,1 @@
+"""Verifier stage: deterministic grounding, entailment judge, completeness."""

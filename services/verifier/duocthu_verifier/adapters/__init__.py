@@ -1,0 +1,1 @@
+"""Adapters at the edge of the stage."""

@@ -1,0 +1,1 @@
+"""Pure domain logic of the stage: no I/O."""

@@ -1,0 +1,77 @@
+"""A turn through real NATS and all six real service processes."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+import time
+
+import httpx
+import pytest
+from duocthu_contracts.http import DISCLAIMER, RagQueryResponse
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.settings import RuntimeSettings
+
+from tests.fixtures.stack import StackFactory
+
+pytestmark = pytest.mark.e2e
+
+UNDERSTANDING_DURABLE = "understanding__rag_turn_requested"
+
+
+def test_turn_round_trip_with_correlation(stack_factory: StackFactory) -> None:
+    stack = stack_factory()
+    response = httpx.post(f"{stack.url}/v1/rag/query", json={"query": "Chống chỉ định của metformin?",
+                                                              "conversation_id": "conv-e2e"},
+                          headers={"X-Correlation-ID": "corr-e2e-1"}, timeout=60)
+    assert response.status_code == 200
+    body = RagQueryResponse.model_validate(response.json())
+    assert body.correlation_id == "corr-e2e-1"
+    assert response.headers["X-Correlation-ID"] == "corr-e2e-1"
+    assert body.conversation_id == "conv-e2e"
+    assert body.disclaimer == DISCLAIMER
+    assert body.decision in {"answerable", "clarify", "verify_pdf", "abstain"}
+    assert body.reason != "request_budget_exhausted"
+    assert body.stage_timings, "the completing stage recorded its timing in the envelope"
+
+
+async def _consumer(nats_url: str, durable: str) -> dict[str, int]:
+    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="inspector")
+    await bus.connect()
+    info = await bus.js.consumer_info("RAG_AUDIT", durable)
+    await bus.stop()
+    return {"ack_pending": info.num_ack_pending, "deliveries": info.delivered.consumer_seq or 0}
+
+
+def test_turn_survives_a_replica_killed_mid_flight(stack_factory: StackFactory) -> None:
+    stack = stack_factory(replicas={"understanding": 2})
+    victim, survivor = stack.find("understanding", 0), stack.find("understanding", 1)
+    # Freeze the survivor long enough for its outstanding pull requests to expire, so the
+    # turn can only be handed to the victim.
+    survivor.kill(signal.SIGSTOP)
+    time.sleep(1.5)
+    # Freeze the victim while its next pull request is outstanding: the server delivers the
+    # turn to it, and it never processes or acks it.
+    victim.kill(signal.SIGSTOP)
+    result: dict[str, httpx.Response] = {}
+    sender = threading.Thread(target=lambda: result.setdefault("r", httpx.post(
+        f"{stack.url}/v1/rag/query", json={"query": "Liều amoxicilin cho người lớn?"}, timeout=60)))
+    sender.start()
+    state: dict[str, int] = {}
+    for _ in range(40):
+        state = asyncio.run(_consumer(stack.nats_url or "", UNDERSTANDING_DURABLE))
+        if state["ack_pending"] == 1:
+            break
+        time.sleep(0.05)
+    assert state["ack_pending"] == 1, f"the turn was not delivered to the frozen replica: {state}"
+    victim.kill(signal.SIGKILL)  # dies mid-flight, without acking
+    survivor.kill(signal.SIGCONT)
+    sender.join(30)
+    response = result["r"]
+    assert response.status_code == 200
+    body = response.json()
+    assert body["reason"] != "request_budget_exhausted"
+    state = asyncio.run(_consumer(stack.nats_url or "", UNDERSTANDING_DURABLE))
+    # one turn, two deliveries: the frozen-then-killed replica's and the survivor's
+    assert state == {"ack_pending": 0, "deliveries": 2}
