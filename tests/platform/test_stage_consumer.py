@@ -127,3 +127,33 @@ async def test_expired_turn_is_completed_as_budget_exhausted(fresh_nats: NatsSer
     assert not called
     await client.stop()
     await bus.stop()
+
+
+async def test_watch_latest_gives_each_replica_the_last_message_then_new_ones(fresh_nats: NatsServer) -> None:
+    from duocthu_contracts.messages import CorpusReleaseCompleted, CorpusReleaseResultPayload
+    from duocthu_runtime.bus.envelope import new_message
+
+    settings = RuntimeSettings(nats_url=fresh_nats.url)
+    publisher = Bus(settings, client_name="publisher")
+    await publisher.connect()
+    for release in ("r1", "r2"):
+        await publisher.publish(new_message(CorpusReleaseCompleted,
+                                            CorpusReleaseResultPayload(release_id=release, status="live")))
+    replicas = [Bus(settings, client_name=f"replica-{i}") for i in range(2)]
+    seen: list[list[str]] = [[], []]
+    for i, replica in enumerate(replicas):
+        await replica.connect()
+
+        async def remember(message: CorpusReleaseCompleted, i: int = i) -> None:
+            seen[i].append(message.payload.release_id)
+
+        await replica.watch_latest(CorpusReleaseCompleted, remember)
+    await publisher.publish(new_message(CorpusReleaseCompleted,
+                                        CorpusReleaseResultPayload(release_id="r3", status="live")))
+    for _ in range(50):
+        if all(s == ["r2", "r3"] for s in seen):
+            break
+        await asyncio.sleep(0.05)
+    assert seen == [["r2", "r3"], ["r2", "r3"]]
+    for bus in (publisher, *replicas):
+        await bus.stop()

@@ -10,17 +10,21 @@ input knowing its output is durable.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from duocthu_contracts.envelope import Message
 from faststream.nats import NatsBroker
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
+from nats.js.api import DeliverPolicy
 from nats.js.errors import BucketNotFoundError
 from nats.js.kv import KeyValue
 
 from duocthu_runtime.bus.streams import ensure_streams
-from duocthu_runtime.bus.subjects import stream_for, subject_for
-from duocthu_runtime.bus.versioning import encode
+from duocthu_runtime.bus.subjects import stream_for, subject_for, subject_for_type
+from duocthu_runtime.bus.versioning import MessageRejected, decode, encode
 from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.settings import RuntimeSettings
 
@@ -28,6 +32,8 @@ PRESENCE_BUCKET = "duocthu_presence"
 PRESENCE_TTL_S = 15.0
 
 log = get_logger(__name__)
+
+M = TypeVar("M", bound=Message)
 
 
 class Bus:
@@ -88,6 +94,27 @@ class Bus:
     async def publish_fire_and_forget(self, message: Message) -> None:
         """Core-NATS publish for advisory messages (progress) that need no PubAck."""
         await self.broker.publish(encode(message), subject_for(message))
+
+    async def watch_latest(self, cls: type[M], callback: Callable[[M], Awaitable[None]]) -> None:
+        """Deliver the latest stored ``cls`` message, then every new one, to *this* replica.
+
+        Unlike a stage consumer (one shared durable, each message to one
+        replica), every replica needs state such as the live drug catalog, so
+        this uses an ephemeral ordered consumer starting at the last message.
+        """
+        subject = subject_for_type(cls)
+
+        async def on_msg(msg: Msg) -> None:
+            try:
+                message = decode(msg.data, cls)
+            except MessageRejected as exc:
+                log.error("watch_rejected", subject=subject, reason=exc.reason)
+                return
+            await callback(message)
+
+        await self.js.subscribe(
+            subject, stream=stream_for(subject), ordered_consumer=True, deliver_policy=DeliverPolicy.LAST, cb=on_msg
+        )
 
     # ------------------------------------------------------------------ presence
 

@@ -49,6 +49,11 @@ def subject_for(message: Message) -> str:
     return base
 
 
+def subject_for_type(cls: type[Message], lane: Lane = Lane.LIVE) -> str:
+    """The subject a consumer of ``cls`` listens on (non-addressed messages only)."""
+    return lane_subject(BASE_SUBJECTS[cls], lane)
+
+
 def origin_token(origin: str) -> str:
     """An origin as a single subject token (NATS tokens cannot hold '.', '*', '>' or spaces)."""
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in origin)
