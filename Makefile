@@ -17,6 +17,7 @@ PYPROJECTS := $(wildcard contracts/pyproject.toml libs/*/pyproject.toml corpus/p
 .PHONY: run test venv test-env lint typecheck pytest clean
 
 run: $(STAMP)
+	$(BIN)/duocthu sample-corpus
 	$(BIN)/duocthu up
 
 test: $(TESTSTAMP)

@@ -6,6 +6,7 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -19,13 +20,18 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="duocthu: dru
 
 
 @app.command()
-def up(
+def up(  # noqa: PLR0917 - typer options
     port: Annotated[int, typer.Option(help="gateway HTTP port")] = 8080,
     var_dir: Annotated[Path, typer.Option(help="state directory (NATS store, index, logs)")] = Path("var"),
     nats_url: Annotated[str | None, typer.Option(envvar="NATS_URL", help="use this NATS instead of starting one")] = None,
     ready_timeout: Annotated[float, typer.Option(help="seconds to wait for /readyz")] = 300.0,
+    sample_corpus: Annotated[bool, typer.Option(
+        help="build, ingest and index the sample formulary before serving (skipped when already live)")] = True,
+    corpus_timeout: Annotated[float, typer.Option(help="seconds to wait for the sample corpus to go live")] = 1800.0,
 ) -> None:
     """Start NATS (unless NATS_URL is set) and every service; stop all on Ctrl-C/SIGTERM."""
+    from duocthu_cli.sample_corpus import SampleCorpusError, bootstrap_sample_corpus
+
     stack = Stack(var_dir=var_dir, gateway_port=port, nats_url=nats_url)
     stopping = False
 
@@ -36,19 +42,42 @@ def up(
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     try:
+        bootstrap: Callable[[Stack], None] | None = None
+        if sample_corpus:
+            index_sample = bootstrap_sample_corpus(var_dir, timeout_s=corpus_timeout, echo=typer.echo)
+
+            def bootstrap(running: Stack) -> None:
+                index_sample(running.nats_url or "")
+
         typer.echo("starting duocthu …")
-        stack.start(ready_timeout_s=ready_timeout)
+        stack.start(ready_timeout_s=ready_timeout, bootstrap=bootstrap,
+                    ready_path="/readyz" if sample_corpus else "/healthz")
         typer.echo(f"duocthu is ready: {stack.url}  (logs in {var_dir / 'logs'}; Ctrl-C to stop)")
         while not stopping:
             for label in stack.supervise_once():
                 typer.echo(f"restarted {label}", err=True)
             time.sleep(0.5)
-    except StackError as exc:
+    except (StackError, SampleCorpusError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     finally:
         typer.echo("stopping duocthu …")
         stack.stop()
+
+
+@app.command("sample-corpus")
+def sample_corpus_command(
+    var_dir: Annotated[Path, typer.Option(help="state directory (the PDF goes here)")] = Path("var"),
+) -> None:
+    """Build the sample formulary PDF into the state directory unless it is up to date (`make run` does this)."""
+    from duocthu_cli.sample_corpus import SampleCorpusError, prepare_sample_pdf
+
+    try:
+        sample = prepare_sample_pdf(var_dir, echo=typer.echo)
+    except SampleCorpusError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"sample formulary: {sample.path} (sha256 {sample.sha256[:12]}…)")
 
 
 def _pages(rng: list[int]) -> str:
@@ -122,3 +151,15 @@ def contracts_export(
         raise typer.Exit(1 if stale else 0)
     for path in export.write():
         typer.echo(str(path))
+
+from duocthu_retrieval.cli import index_app  # noqa: E402
+
+app.add_typer(index_app, name="index")
+
+from duocthu_cli.audit.cli import app as audit_app  # noqa: E402
+
+app.add_typer(audit_app, name="audit")
+
+from duocthu_ingest.cli import app as ingest_app  # noqa: E402
+
+app.add_typer(ingest_app, name="ingest")

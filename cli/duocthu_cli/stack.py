@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,7 +98,9 @@ class Stack:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.gateway_port}"
 
-    def start(self, ready_timeout_s: float = 120.0, ready_path: str = "/readyz") -> Stack:
+    def start(self, ready_timeout_s: float = 120.0, ready_path: str = "/readyz",
+              bootstrap: Callable[[Stack], None] | None = None) -> Stack:
+        """Start NATS and every child; run ``bootstrap`` (e.g. index the sample corpus), then wait for readiness."""
         self.var_dir.mkdir(parents=True, exist_ok=True)
         if self.nats_url is None:
             self.nats = NatsServer(store_dir=self.var_dir / "nats", log_file=self.var_dir / "logs" / "nats.log")
@@ -107,6 +109,8 @@ class Stack:
         for name in self.services:
             for replica in range(self.replicas.get(name, 1)):
                 self.add_child(name, replica).start()
+        if bootstrap is not None:
+            bootstrap(self)
         self.wait_ready(ready_timeout_s, ready_path)
         return self
 

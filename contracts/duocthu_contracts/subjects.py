@@ -28,6 +28,8 @@ SHADOW_PREFIX = "shadow."
 RPC_DRUGS = "svc.v1.retrieval.drugs"
 RPC_SECTIONS = "svc.v1.retrieval.sections"
 RPC_SECTION_TEXT = "svc.v1.retrieval.section_text"
+RPC_INDEX_STATUS = "svc.v1.retrieval.index_status"
+RPC_INDEX_REBUILD = "svc.v1.retrieval.index_rebuild"
 
 AUDIT_STREAM = "RAG_AUDIT"
 AUDIT_SUBJECTS = ("rag.>",)

@@ -43,6 +43,28 @@ def free_port() -> int:
         return port
 
 
+def discover_running(store_dir: Path, timeout_s: float = 0.5) -> str | None:
+    """URL of a private server already running on ``store_dir`` (e.g. by ``duocthu up``), if any.
+
+    ``NatsServer.start`` writes its listen address into ``store_dir/nats-server.conf``;
+    a CLI command uses this to go through the running stack instead of starting
+    a second server on the same JetStream store.
+    """
+    config = store_dir / "nats-server.conf"
+    if not config.is_file():
+        return None
+    for line in config.read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "listen":
+            host, _, port = value.strip().rpartition(":")
+            try:
+                with socket.create_connection((host, int(port)), timeout=timeout_s):
+                    return f"nats://{host}:{port}"
+            except (OSError, ValueError):
+                return None
+    return None
+
+
 @dataclass
 class NatsServer:
     """A JetStream-enabled server on loopback with its store under ``store_dir``."""

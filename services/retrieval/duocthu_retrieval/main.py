@@ -1,21 +1,41 @@
-"""Process entry point of the retrieval stage."""
+"""Process entry point of the retrieval stage.
+
+Wiring only: the turn handler (routes A–D, issue 8) is not built yet and
+abstains honestly; the index side (batch consumer, readiness gate, index
+status and rebuild requests) is live.
+"""
 
 from __future__ import annotations
 
-from duocthu_contracts.messages import TurnUnderstood
+from duocthu_contracts import subjects as s
+from duocthu_contracts.messages import CorpusBatchEmbedded, TurnUnderstood
 from duocthu_runtime.bus.stage import Stage, not_implemented
 from duocthu_runtime.service import ServiceSpec, run_service
-from duocthu_runtime.settings import RuntimeSettings
+
+from duocthu_retrieval.handlers import batch_handler, rebuild_handler, status_handler
+from duocthu_retrieval.index_service import IndexService
+from duocthu_retrieval.settings import RetrievalSettings
 
 NAME = "retrieval"
 
 
-def register(stage: Stage) -> None:
-    stage.consumes(TurnUnderstood, not_implemented)
+def build_spec(settings: RetrievalSettings | None = None, service: IndexService | None = None) -> ServiceSpec:
+    config = settings or RetrievalSettings(service_name=NAME)
+    index = service or IndexService(config)
+
+    def register(stage: Stage) -> None:
+        stage.consumes(TurnUnderstood, not_implemented)
+        stage.consumes(CorpusBatchEmbedded, batch_handler(index))
+        broker = stage.bus.broker
+        broker.subscriber(s.RPC_INDEX_STATUS, queue=NAME)(status_handler(index))
+        broker.subscriber(s.RPC_INDEX_REBUILD, queue=NAME)(rebuild_handler(index))
+
+    return ServiceSpec(name=NAME, settings=config, register=register, on_startup=[index.start],
+                       on_shutdown=[index.stop], readiness=[index.live_index])
 
 
 def main() -> None:
-    run_service(ServiceSpec(name=NAME, settings=RuntimeSettings(service_name=NAME), register=register))
+    run_service(build_spec())
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from duocthu_runtime.settings import RuntimeSettings
 
 
 def _stream(settings: RuntimeSettings, name: str, subjects: tuple[str, ...], retention: RetentionPolicy,
-            description: str, max_age: float | None = None, max_bytes: int | None = None) -> StreamConfig:
+            description: str, *, max_age: float | None = None, max_bytes: int | None = None) -> StreamConfig:
     return StreamConfig(
         name=name,
         subjects=list(subjects),

@@ -1,0 +1,1 @@
+"""``duocthu audit``: explain, re-verify and shadow-replay turns from the JetStream audit log."""

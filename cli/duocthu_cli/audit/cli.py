@@ -1,0 +1,159 @@
+"""``duocthu audit show | export | replay | reverify``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from duocthu_contracts import subjects as s
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime.settings import RuntimeSettings
+
+from duocthu_cli.audit.chain import causal_order, summarize
+from duocthu_cli.audit.durations import parse_duration
+from duocthu_cli.audit.records import Recorded, read_window
+from duocthu_cli.audit.replay import ReplayReport, replay
+
+app = typer.Typer(no_args_is_help=True, help="Explain, re-verify and shadow-replay turns from the audit stream.")
+
+T = TypeVar("T")
+
+NatsUrl = Annotated[str | None, typer.Option("--nats-url", envvar="NATS_URL", help="NATS server (ops user via NATS_USER/NATS_PASSWORD or NATS_CREDS)")]
+Since = Annotated[str, typer.Option("--since", help="how far back to read, e.g. 24h, 7d")]
+
+
+def _run(nats_url: str | None, work: Callable[[Bus], Awaitable[T]]) -> T:
+    async def main() -> T:
+        settings = RuntimeSettings(nats_url=nats_url) if nats_url else RuntimeSettings()
+        bus = Bus(settings, client_name="duocthu-audit")
+        try:
+            await bus.broker.connect()
+        except Exception as exc:
+            typer.echo(f"error: cannot connect to NATS at {settings.nats_url}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        try:
+            return await work(bus)
+        finally:
+            await bus.stop()
+
+    return asyncio.run(main())
+
+
+async def _turn(bus: Bus, turn_id: str, since: datetime) -> list[Recorded]:
+    records = [r async for r in read_window(bus.js, s.AUDIT_STREAM, since=since) if r.turn_id == turn_id]
+    return causal_order(records)
+
+
+def _load_turn(nats_url: str | None, turn_id: str, since: str) -> list[Recorded]:
+    start = utcnow() - parse_duration(since)
+    chain = _run(nats_url, lambda bus: _turn(bus, turn_id, start))
+    if not chain:
+        typer.echo(f"error: no messages for turn {turn_id} in the audit stream since {since}", err=True)
+        raise typer.Exit(1)
+    return chain
+
+
+def _stage_of(record: Recorded) -> str:
+    timings = record.document.get("stage_timings") or []
+    return str(timings[-1]["stage"]) if timings else "gateway"
+
+
+def _ms_of(record: Recorded) -> str:
+    timings = record.document.get("stage_timings") or []
+    return f"{timings[-1]['ms']:.1f} ms" if timings else ""
+
+
+@app.command()
+def show(
+    turn_id: Annotated[str, typer.Argument(help="trace_id of the turn (the turn id)")],
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    since: Since = "30d",
+    nats_url: NatsUrl = None,
+) -> None:
+    """A turn's whole message chain in causal order, with stage timings, decision, reason and citations."""
+    chain = _load_turn(nats_url, turn_id, since)
+    summary = summarize(chain)
+    if as_json:
+        document: dict[str, Any] = {
+            "summary": summary.__dict__,
+            "messages": [
+                {"seq": r.seq, "subject": r.subject, "time": r.time.isoformat(), "schema": r.schema,
+                 "stage": _stage_of(r), "message_id": r.message_id, "causation_id": r.causation_id}
+                for r in chain
+            ],
+        }
+        typer.echo(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+        return
+    typer.echo(f"turn {summary.turn_id}  correlation {summary.correlation_id}")
+    typer.echo(f"query: {summary.query}")
+    for r in chain:
+        typer.echo(f"  #{r.seq:<6} {r.time.isoformat()}  {r.schema:<28} {_stage_of(r):<14} {_ms_of(r)}")
+    typer.echo(f"decision: {summary.decision} ({summary.reason}) by {summary.completed_by}")
+    typer.echo(f"drafts: {summary.drafts}, rejections: {summary.rejections}")
+    if summary.evidence_ids:
+        typer.echo("evidence: " + ", ".join(summary.evidence_ids))
+    for citation in summary.citations:
+        typer.echo(f"  [{citation['index']}] {citation['drug_id']} / {citation['section_key']} "
+                   f"pages {citation['printed_page_range']}")
+
+
+@app.command()
+def export(
+    turn_id: Annotated[str, typer.Argument(help="trace_id of the turn")],
+    out: Annotated[Path, typer.Option("--out", help="JSON Lines file to write")],
+    since: Since = "30d",
+    nats_url: NatsUrl = None,
+) -> None:
+    """Write the turn's recorded messages, verbatim, one JSON document per line."""
+    chain = _load_turn(nats_url, turn_id, since)
+    with out.open("w", encoding="utf-8") as handle:
+        for r in chain:
+            line = {"stream": r.stream, "seq": r.seq, "subject": r.subject, "time": r.time.isoformat(),
+                    "message": r.document}
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    typer.echo(f"{len(chain)} messages -> {out}")
+
+
+def render_replay(report: ReplayReport) -> dict[str, Any]:
+    return {
+        "run_id": report.run_id,
+        "since": report.since.isoformat(),
+        "turns": len(report.diffs),
+        "changed": len(report.changed),
+        "diffs": [
+            {"turn_id": d.turn_id, "query": d.query, "recorded": d.recorded, "replayed": d.replayed,
+             "changes": d.changes}
+            for d in report.diffs
+        ],
+    }
+
+
+@app.command("replay")
+def replay_command(
+    since: Since = "24h",
+    into: Annotated[str, typer.Option("--into", help="target lane (only 'shadow' exists)")] = "shadow",
+    timeout: Annotated[float, typer.Option(help="seconds to wait for the replayed completions")] = 120.0,
+    report_path: Annotated[Path | None, typer.Option("--report", help="also write the JSON report here")] = None,
+    nats_url: NatsUrl = None,
+) -> None:
+    """Republish recorded requests on the shadow lane and diff decisions, reasons and cited chunks."""
+    if into != "shadow":
+        typer.echo("error: --into must be 'shadow' (replays never reach users)", err=True)
+        raise typer.Exit(2)
+    start = utcnow() - parse_duration(since)
+    report = _run(nats_url, lambda bus: replay(bus, start, timeout_s=timeout))
+    document = render_replay(report)
+    if report_path is not None:
+        report_path.write_text(json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8")
+    typer.echo(f"replayed {document['turns']} turns since {since}: {document['changed']} changed")
+    for diff in report.changed:
+        typer.echo(f"  {diff.turn_id}  {diff.query[:60]!r}")
+        for change in diff.changes:
+            typer.echo(f"      {change}")
+    raise typer.Exit(1 if report.changed else 0)

@@ -1,0 +1,35 @@
+"""Thin handlers: a bus message (or request) in, an index-service call, messages (or a reply) out."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+from duocthu_contracts.envelope import Message
+from duocthu_contracts.messages import CorpusBatchEmbedded
+from duocthu_contracts.rpc import IndexRebuildRequest
+from duocthu_runtime.bus.stage import Handler, StageContext
+from faststream.nats import NatsMessage
+
+from duocthu_retrieval.index_service import IndexService
+
+
+def batch_handler(service: IndexService) -> Handler[CorpusBatchEmbedded]:
+    async def handle_batch(message: CorpusBatchEmbedded, ctx: StageContext[CorpusBatchEmbedded]) -> Sequence[Message]:
+        return await service.apply(message)
+
+    return handle_batch
+
+
+def status_handler(service: IndexService) -> Callable[[NatsMessage], Awaitable[bytes]]:
+    async def index_status(msg: NatsMessage) -> bytes:
+        return (await service.status()).model_dump_json().encode()
+
+    return index_status
+
+
+def rebuild_handler(service: IndexService) -> Callable[[NatsMessage], Awaitable[bytes]]:
+    async def index_rebuild(msg: NatsMessage) -> bytes:
+        request = IndexRebuildRequest.model_validate_json(msg.body or b"{}")
+        return (await service.request_rebuild(request)).model_dump_json().encode()
+
+    return index_rebuild

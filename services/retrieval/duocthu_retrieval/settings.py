@@ -1,0 +1,29 @@
+"""Retrieval settings (environment variables): the runtime's, the embedder's, and the index's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from duocthu_runtime.embedding.settings import EmbeddingSettings
+from duocthu_runtime.settings import RuntimeSettings
+from pydantic import Field
+
+
+class IndexSettings(EmbeddingSettings):
+    qdrant_url: str | None = Field(default=None, description="Qdrant server; unset: local on-disk mode")
+    qdrant_api_key: str | None = None
+    qdrant_path: Path | None = Field(default=None, description="local-mode directory (default $VAR_DIR/qdrant)")
+    qdrant_timeout_s: float = Field(default=30.0, gt=0)
+    index_alias: str = Field(default="duocthu_live", description="the alias queries read")
+    index_collection_prefix: str = Field(default="duocthu", pattern=r"^[a-z0-9_-]+$")
+    index_keep_collections: int = Field(
+        default=2, ge=1, description="finished release collections kept (the live one included)"
+    )
+    index_upsert_batch: int = Field(default=256, ge=1, description="points per Qdrant upsert request")
+
+    def local_path(self) -> Path:
+        return self.qdrant_path or self.var_dir / "qdrant"
+
+
+class RetrievalSettings(RuntimeSettings, IndexSettings):
+    service_name: str = "retrieval"

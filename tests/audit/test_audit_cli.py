@@ -1,0 +1,81 @@
+"""`duocthu audit` against a real stack's JetStream audit log."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from duocthu_cli.stack import Stack
+
+from tests.fixtures.stack import StackFactory
+
+pytestmark = pytest.mark.e2e
+
+
+def _duocthu(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NATS_URL=stack.nats_url or "")
+    return subprocess.run([sys.executable, "-m", "duocthu_cli", *args], check=False, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def _ask(stack: Stack, query: str) -> dict[str, object]:
+    response = httpx.post(f"{stack.url}/v1/rag/query", json={"query": query}, timeout=60)
+    assert response.status_code == 200
+    body: dict[str, object] = response.json()
+    return body
+
+
+@pytest.fixture
+def recorded(stack_factory: StackFactory) -> tuple[Stack, list[dict[str, object]]]:
+    stack = stack_factory()
+    answers = [_ask(stack, q) for q in ("Chống chỉ định của metformin?", "Liều paracetamol cho người lớn?",
+                                        "Giá thuốc Panadol bao nhiêu tiền?")]
+    return stack, answers
+
+
+def test_show_prints_the_chain_in_causal_order(recorded: tuple[Stack, list[dict[str, object]]]) -> None:
+    stack, answers = recorded
+    turn = str(answers[0]["trace_id"])
+    result = _duocthu(stack, "audit", "show", turn, "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    schemas = [m["schema"] for m in document["messages"]]
+    assert schemas[0] == "rag.turn.requested/1"
+    assert schemas[-1] == "rag.turn.completed/1"
+    assert document["summary"]["decision"] == answers[0]["decision"]
+    assert document["summary"]["reason"] == answers[0]["reason"]
+    text = _duocthu(stack, "audit", "show", turn)
+    assert text.returncode == 0 and f"turn {turn}" in text.stdout
+
+
+def test_show_unknown_turn_fails_clearly(recorded: tuple[Stack, list[dict[str, object]]]) -> None:
+    stack, _ = recorded
+    result = _duocthu(stack, "audit", "show", "0" * 32)
+    assert result.returncode == 1
+    assert "no messages for turn" in result.stderr
+
+
+def test_export_writes_every_message_verbatim(recorded: tuple[Stack, list[dict[str, object]]], tmp_path: Path) -> None:
+    stack, answers = recorded
+    out = tmp_path / "turn.jsonl"
+    result = _duocthu(stack, "audit", "export", str(answers[1]["trace_id"]), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["message"]["payload"]["query"] == "Liều paracetamol cho người lớn?"
+    assert {line["message"]["turn_id"] for line in lines} == {answers[1]["trace_id"]}
+
+
+def test_replay_of_unchanged_services_reports_no_difference(recorded: tuple[Stack, list[dict[str, object]]],
+                                                             tmp_path: Path) -> None:
+    stack, answers = recorded
+    report = tmp_path / "replay.json"
+    result = _duocthu(stack, "audit", "replay", "--since", "1h", "--timeout", "60", "--report", str(report))
+    assert result.returncode == 0, result.stdout + result.stderr
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert document["turns"] == len(answers)
+    assert document["changed"] == 0
