@@ -33,6 +33,10 @@ RPC_INDEX_REBUILD = "svc.v1.retrieval.index_rebuild"
 
 AUDIT_STREAM = "RAG_AUDIT"
 AUDIT_SUBJECTS = ("rag.>",)
+# Redacted copies of audit messages whose patient-context fields were erased at rest.
+AUDIT_REDACTED_STREAM = "RAG_AUDIT_REDACTED"
+AUDIT_REDACTED_PREFIX = "audit.redacted."
+AUDIT_REDACTED_SUBJECTS = ("audit.redacted.>",)
 SHADOW_STREAM = "RAG_SHADOW"
 SHADOW_SUBJECTS = ("shadow.rag.>",)
 INGEST_STREAM = "INGEST_JOBS"  # work queue: each job is handled once

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -18,6 +19,7 @@ from duocthu_runtime.settings import RuntimeSettings
 from duocthu_cli.audit.chain import causal_order, summarize
 from duocthu_cli.audit.durations import parse_duration
 from duocthu_cli.audit.records import Recorded, read_window
+from duocthu_cli.audit.redaction import redact
 from duocthu_cli.audit.replay import ReplayReport, replay
 
 app = typer.Typer(no_args_is_help=True, help="Explain, re-verify and shadow-replay turns from the audit stream.")
@@ -46,7 +48,10 @@ def _run(nats_url: str | None, work: Callable[[Bus], Awaitable[T]]) -> T:
 
 
 async def _turn(bus: Bus, turn_id: str, since: datetime) -> list[Recorded]:
-    records = [r async for r in read_window(bus.js, s.AUDIT_STREAM, since=since) if r.turn_id == turn_id]
+    """The turn's messages from the audit stream and from the redacted-at-rest copies."""
+    records: list[Recorded] = []
+    for stream in (s.AUDIT_STREAM, s.AUDIT_REDACTED_STREAM):
+        records += [r async for r in read_window(bus.js, stream, since=since) if r.turn_id == turn_id]
     return causal_order(records)
 
 
@@ -157,3 +162,37 @@ def replay_command(
         for change in diff.changes:
             typer.echo(f"      {change}")
     raise typer.Exit(1 if report.changed else 0)
+
+
+async def _redact_older_than(bus: Bus, cutoff: datetime, include_query: bool, dry_run: bool) -> int:
+    count = 0
+    async with contextlib.aclosing(read_window(bus.js, s.AUDIT_STREAM, since=None)) as records:
+        async for record in records:
+            if record.time >= cutoff:
+                break
+            document, changed = redact(record.document, include_query=include_query)
+            if not changed:
+                continue
+            count += 1
+            if dry_run:
+                continue
+            headers = {"Nats-Msg-Id": f"{record.message_id}:redacted", "Duocthu-Original-Seq": str(record.seq)}
+            await bus.js.publish(s.AUDIT_REDACTED_PREFIX + record.subject,
+                                 json.dumps(document, ensure_ascii=False).encode(), headers=headers,
+                                 stream=s.AUDIT_REDACTED_STREAM)
+            await bus.js.delete_msg(s.AUDIT_STREAM, record.seq)
+    return count
+
+
+@app.command("redact")
+def redact_command(
+    older_than: Annotated[str, typer.Option("--older-than", help="redact messages stored before now minus this")] = "24h",
+    include_query: Annotated[bool, typer.Option("--include-query", help="also replace the question text")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="count, change nothing")] = False,
+    nats_url: NatsUrl = None,
+) -> None:
+    """Erase patient-context fields at rest: move a redacted copy to RAG_AUDIT_REDACTED, delete the original."""
+    cutoff = utcnow() - parse_duration(older_than)
+    count = _run(nats_url, lambda bus: _redact_older_than(bus, cutoff, include_query, dry_run))
+    verb = "would redact" if dry_run else "redacted"
+    typer.echo(f"{verb} {count} messages stored before {cutoff.isoformat()}")
