@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -60,7 +60,7 @@ async def read_window(
     since: datetime | None,
     subject: str = ">",
     batch: int = 512,
-) -> AsyncIterator[Recorded]:
+) -> AsyncGenerator[Recorded, None]:
     """Every message of ``stream`` (matching ``subject``) stored at or after ``since``.
 
     Uses an ephemeral pull consumer with no acks: reading the audit log never
