@@ -163,3 +163,7 @@ app.add_typer(audit_app, name="audit")
 from duocthu_ingest.cli import app as ingest_app  # noqa: E402
 
 app.add_typer(ingest_app, name="ingest")
+
+from duocthu_cli.eval.cli import app as eval_app  # noqa: E402
+
+app.add_typer(eval_app, name="eval")

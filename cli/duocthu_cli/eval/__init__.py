@@ -1,0 +1,1 @@
+"""``duocthu eval``: routing, answers and parse batteries; ``duocthu bench``: latency and throughput."""
