@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from duocthu_contracts import subjects as s
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.settings import RuntimeSettings
 
 from duocthu_cli.audit.chain import causal_order, summarize
 from duocthu_cli.audit.durations import parse_duration
 from duocthu_cli.audit.records import Recorded, read_window
 from duocthu_cli.audit.redaction import redact
 from duocthu_cli.audit.replay import ReplayReport, replay
+from duocthu_contracts import subjects as s
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime.settings import RuntimeSettings
 
 app = typer.Typer(no_args_is_help=True, help="Explain, re-verify and shadow-replay turns from the audit stream.")
 

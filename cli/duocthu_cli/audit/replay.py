@@ -15,6 +15,11 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from nats.aio.msg import Msg
+
+from duocthu_cli.audit.chain import COMPLETED, REQUESTED
+from duocthu_cli.audit.diff import TurnDiff, compare
+from duocthu_cli.audit.records import Recorded, read_window
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane
 from duocthu_contracts.messages import TurnCompleted, TurnRequested
@@ -22,11 +27,6 @@ from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derived_id, utcnow
 from duocthu_runtime.bus.subjects import lane_subject, origin_token
 from duocthu_runtime.bus.versioning import MessageRejected, decode
-from nats.aio.msg import Msg
-
-from duocthu_cli.audit.chain import COMPLETED, REQUESTED
-from duocthu_cli.audit.diff import TurnDiff, compare
-from duocthu_cli.audit.records import Recorded, read_window
 
 
 @dataclass(frozen=True)

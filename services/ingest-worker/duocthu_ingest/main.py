@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from duocthu_contracts.envelope import Message
-from duocthu_contracts.messages import IngestJobRequested, IngestJobResult, IngestJobResultPayload
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.bus.stage import Stage, StageContext
+from duocthu_contracts.messages import IngestJobRequested
+from duocthu_ingest.handlers import make_handler
+from duocthu_ingest.settings import IngestSettings
+from duocthu_ingest.worker import IngestWorker
+from duocthu_runtime.bus.stage import Stage
 from duocthu_runtime.service import ServiceSpec, run_service
-from duocthu_runtime.settings import RuntimeSettings
 
 NAME = "ingest-worker"
 
 
-async def not_implemented(message: IngestJobRequested, ctx: StageContext[Any]) -> Sequence[Message]:
-    job = message.payload
-    result = IngestJobResultPayload(
-        job_id=job.job_id, release_id=job.release_id, status="failed", error="stage_not_implemented"
-    )
-    return [new_message(IngestJobResult, result, correlation_id=message.correlation_id,
-                        causation_id=message.message_id)]
+def build_spec(settings: IngestSettings | None = None, worker: IngestWorker | None = None) -> ServiceSpec:
+    settings = settings or IngestSettings(service_name=NAME)
+    worker = worker or IngestWorker(settings)
 
+    def register(stage: Stage) -> None:
+        stage.consumes(IngestJobRequested, make_handler(worker), ack_wait_s=settings.ingest_ack_wait_s,
+                       fetch_batch=1)
 
-def register(stage: Stage) -> None:
-    stage.consumes(IngestJobRequested, not_implemented)
+    return ServiceSpec(name=NAME, settings=settings, register=register)
 
 
 def main() -> None:
-    run_service(ServiceSpec(name=NAME, settings=RuntimeSettings(service_name=NAME), register=register))
+    run_service(build_spec())
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from duocthu_contracts.envelope import Message
 from faststream.nats import NatsBroker
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -22,6 +21,7 @@ from nats.js.api import DeliverPolicy
 from nats.js.errors import BucketNotFoundError
 from nats.js.kv import KeyValue
 
+from duocthu_contracts.envelope import Message
 from duocthu_runtime.bus.streams import ensure_streams
 from duocthu_runtime.bus.subjects import stream_for, subject_for, subject_for_type
 from duocthu_runtime.bus.versioning import MessageRejected, decode, encode

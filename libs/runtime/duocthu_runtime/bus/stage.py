@@ -24,14 +24,14 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 import structlog
-from duocthu_contracts.decisions import Decision, Reason
-from duocthu_contracts.envelope import Lane, Message, TurnMessage
-from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
 from faststream import AckPolicy
 from faststream.nats import JStream, NatsMessage, PullSub
 from nats.js.api import AckPolicy as JsAckPolicy
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
+from duocthu_contracts.decisions import Decision, Reason
+from duocthu_contracts.envelope import Lane, Message, TurnMessage
+from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derive, utcnow
 from duocthu_runtime.bus.subjects import BASE_SUBJECTS, lane_subject, stream_for

@@ -7,11 +7,11 @@ no-op update.
 
 from __future__ import annotations
 
-from duocthu_contracts import subjects as s
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
+from duocthu_contracts import subjects as s
 from duocthu_runtime.settings import RuntimeSettings
 
 

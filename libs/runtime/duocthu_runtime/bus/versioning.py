@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import TypeVar
 
-from duocthu_contracts.envelope import Message
 from pydantic import ValidationError
+
+from duocthu_contracts.envelope import Message
 
 M = TypeVar("M", bound=Message)
 

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from duocthu_contracts.corpus import EmbeddingModel
-
 from duocthu_runtime.embedding import metrics
 from duocthu_runtime.embedding.port import EmbeddingError, EmbeddingUnavailable, InputTooLong
 from duocthu_runtime.embedding.settings import BEDROCK_MAX_BATCH

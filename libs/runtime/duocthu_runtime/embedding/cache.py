@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from duocthu_contracts.corpus import EmbeddingModel
 
+from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_runtime.embedding import metrics
 from duocthu_runtime.embedding.port import Embedder
 from duocthu_runtime.observability.logging import get_logger

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from duocthu_contracts.corpus import EmbeddingModel
 from pydantic_settings import BaseSettings
 
+from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_runtime.embedding.bedrock_cohere import BedrockCohereEmbedder, make_bedrock_client
 from duocthu_runtime.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
 from duocthu_runtime.embedding.inputs import DOCUMENT_INPUT_RECIPE

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from duocthu_contracts.corpus import ChunkRecord, EmbeddedChunk
-
 from duocthu_runtime.embedding.port import Embedder
 from duocthu_runtime.embedding.sparse import SparseEncoder
 

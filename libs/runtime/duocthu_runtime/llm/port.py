@@ -22,6 +22,10 @@ class ProviderUnavailable(LLMError):
     """Network error, timeout, throttling, 5xx, missing credentials."""
 
 
+class MalformedResponse(LLMError):
+    """The provider answered, but not with a usable completion (counted as ``malformed_output``)."""
+
+
 class BudgetExhausted(LLMError):
     """The turn has no wall-clock time or LLM calls left."""
 

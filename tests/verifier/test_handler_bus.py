@@ -1,0 +1,80 @@
+"""The verifier stage on a real NATS: completion, abstain, and one repair request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from duocthu_contracts.answer import AnswerPlan, Claim, Draft
+from duocthu_contracts.decisions import Decision, Reason
+from duocthu_contracts.evidence import Route
+from duocthu_contracts.frame import QueryFrame, TurnType
+from duocthu_contracts.messages import AnswerDrafted, AnswerDraftedPayload, AnswerRejected, TurnCompleted
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import new_turn
+from duocthu_runtime.bus.stage import Stage
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.settings import RuntimeSettings
+from duocthu_verifier.adapters.judge import Judge
+from duocthu_verifier.handlers import VerifierHandler
+from tests.fixtures.verifier import ScriptedProvider, make_evidence
+
+STORE = make_evidence("amlodipin", "do_on_dinh_va_bao_quan")
+OBJECTION = json.dumps({"claims": [{"index": 1, "entailed": True}], "complete": False, "missing_evidence": [
+    {"description": "thiếu tránh ánh sáng và ẩm", "evidence_quote": "tránh ánh sáng và ẩm"}]})
+
+
+def drafted(text: str, attempt: int = 1) -> AnswerDrafted:
+    payload = AnswerDraftedPayload(
+        query="Bảo quản amlodipin thế nào?", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE),
+        route=Route.A_SECTION, evidence=[STORE], plan=AnswerPlan(), attempt=attempt,
+        draft=Draft(claims=[Claim(text=text, citations=[1])], generated=True),
+    )
+    return new_turn(AnswerDrafted, payload, origin="gw", deadline_s=30, llm_calls=8)
+
+
+async def test_verifier_stage_over_nats(fresh_nats: NatsServer) -> None:
+    settings = RuntimeSettings(nats_url=fresh_nats.url, bus_fetch_timeout_s=0.5)
+    provider = ScriptedProvider(replies=[OBJECTION, OBJECTION])
+    bus = Bus(settings, client_name="verifier-under-test")
+    Stage("verifier", bus).consumes(AnswerDrafted, VerifierHandler(Judge(provider)))
+    await bus.start()
+    client = Bus(settings, client_name="client")
+    await client.connect()
+    received: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+
+    async def on_msg(msg: Any) -> None:
+        received.put_nowait((msg.subject, msg.data))
+
+    nc = client.broker.connection
+    await nc.subscribe("rag.v1.turn.completed.gw", cb=on_msg)
+    await nc.subscribe("rag.v1.answer.rejected", cb=on_msg)
+
+    verbatim = drafted(STORE.text.split("\n")[0])
+    await client.publish(verbatim)
+    subject, data = await asyncio.wait_for(received.get(), 10)
+    done = decode(data, TurnCompleted)
+    assert (done.payload.decision, done.payload.reason) == (Decision.ANSWERABLE, Reason.VERIFIED)
+    assert done.payload.blocks and done.payload.blocks[0].title == "Độ ổn định và bảo quản"
+    assert done.payload.evidence == [STORE]
+    assert done.llm_calls_remaining == 8, "verbatim claims never call the judge"
+
+    partial = drafted("Bảo quản dưới 30 °C.")
+    await client.publish(partial)
+    subject, data = await asyncio.wait_for(received.get(), 10)
+    assert subject == "rag.v1.answer.rejected"
+    rejected = decode(data, AnswerRejected)
+    assert rejected.payload.verdict.reason == Reason.INCOMPLETE_ANSWER
+    assert rejected.payload.verdict.missing_evidence[0].evidence_quote == "tránh ánh sáng và ẩm"
+    assert rejected.llm_calls_remaining == 7
+
+    second = drafted("Bảo quản dưới 30 °C.", attempt=2)
+    await client.publish(second)
+    subject, data = await asyncio.wait_for(received.get(), 10)
+    final = decode(data, TurnCompleted)
+    assert (final.payload.decision, final.payload.reason) == (Decision.ABSTAIN, Reason.INCOMPLETE_ANSWER)
+    assert final.payload.verdict is not None and final.payload.verdict.checks
+    await client.stop()
+    await bus.stop()

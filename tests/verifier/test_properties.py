@@ -1,0 +1,77 @@
+"""Property: no draft containing a number absent from its cited blocks is ever accepted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import timedelta
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from duocthu_contracts.answer import AnswerPlan, Claim, Draft
+from duocthu_contracts.evidence import Route
+from duocthu_contracts.frame import QueryFrame, TurnType
+from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime.llm.port import TurnBudget
+from duocthu_verifier.adapters.judge import Judge
+from duocthu_verifier.domain.numbers import numeric_tokens, ungrounded
+from duocthu_verifier.domain.rendering import render, split_segments
+from duocthu_verifier.verification import verify
+from tests.fixtures.verifier import ScriptedProvider, make_evidence
+
+EVIDENCE = [make_evidence("paracetamol", "lieu_luong_va_cach_dung"), make_evidence("metformin", "chong_chi_dinh")]
+KNOWN = set(numeric_tokens(" ".join(e.text for e in EVIDENCE)))
+SENTENCES = [p for e in EVIDENCE for p in e.text.split("\n")]
+
+number = st.builds(
+    lambda whole, sep, frac: whole + (sep + frac if sep else ""),
+    st.from_regex(r"[0-9]{1,4}", fullmatch=True),
+    st.sampled_from(["", ",", "."]),
+    st.from_regex(r"[0-9]{1,3}", fullmatch=True),
+).filter(lambda n: n not in KNOWN)
+
+
+def always_entailed(n: int) -> str:
+    return json.dumps({"claims": [{"index": i, "entailed": True} for i in range(1, n + 1)], "complete": True})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(number=number, sentence=st.sampled_from(SENTENCES), position=st.integers(0, 1_000),
+       cite=st.sampled_from([[1], [2], [1, 2]]))
+def test_a_number_absent_from_the_cited_blocks_is_never_accepted(number: str, sentence: str, position: int,
+                                                                 cite: list[int]) -> None:
+    words = sentence.split(" ")
+    at = position % (len(words) + 1)
+    text = " ".join([*words[:at], f"{number} mg", *words[at:]])
+    claim = Claim(text=text, citations=cite)
+    payload = AnswerDraftedPayload(
+        query="q", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION, evidence=EVIDENCE,
+        plan=AnswerPlan(), draft=Draft(claims=[claim], generated=True),
+    )
+    judge = Judge(ScriptedProvider(replies=[always_entailed(1)]))  # even a judge that accepts everything
+    verdict = asyncio.run(verify(payload, judge, TurnBudget(deadline=utcnow() + timedelta(seconds=30),
+                                                            calls_left=8)))
+    cited_text = "\n".join(EVIDENCE[i - 1].text for i in cite)
+    if number not in set(numeric_tokens(cited_text)):
+        assert not verdict.accepted
+
+
+@given(st.lists(st.from_regex(r"[0-9]{1,3}(?:[.,][0-9]{1,3})?", fullmatch=True), min_size=1, max_size=5))
+def test_ungrounded_is_exact_token_membership(tokens: list[str]) -> None:
+    evidence = " ".join(tokens)
+    assert ungrounded(evidence, evidence) == []
+    for token in tokens:
+        if "," in token:
+            assert ungrounded(token.replace(",", "."), evidence) in ([], [token.replace(",", ".")])
+            if token.replace(",", ".") not in tokens:
+                assert ungrounded(token.replace(",", "."), evidence) == [token.replace(",", ".")]
+
+
+@given(st.lists(st.tuples(st.text(alphabet="abc đêm ", min_size=1, max_size=20), st.lists(
+    st.integers(1, 9), min_size=1, max_size=3)), min_size=1, max_size=5))
+def test_rendering_round_trips_through_segments(claims: list[tuple[str, list[int]]]) -> None:
+    built = [Claim(text=t, citations=c) for t, c in claims if t.strip()]
+    segments = split_segments(render(built))
+    assert [s.citations for s in segments] == [tuple(c.citations) for c in built]
