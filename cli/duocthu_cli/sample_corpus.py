@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from nats.aio.msg import Msg
+from nats.js.api import DeliverPolicy
+
 import duocthu_corpus
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import (
@@ -35,8 +38,6 @@ from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
 from duocthu_runtime.bus.versioning import MessageRejected, decode
 from duocthu_runtime.settings import RuntimeSettings
-from nats.aio.msg import Msg
-from nats.js.api import DeliverPolicy
 
 SAMPLE_PDF = "sample-formulary.pdf"
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
 from duocthu_runtime.child_process import die_with_parent
 from duocthu_runtime.nats_server import NatsServer, free_port
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import ALL_MESSAGES, TurnRequested, TurnUnderstood
 from duocthu_runtime.bus.versioning import MessageRejected, SchemaName, decode, encode
-
 from tests.contracts.examples import examples
 
 EXAMPLES = examples()

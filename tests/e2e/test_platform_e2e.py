@@ -9,10 +9,10 @@ import time
 
 import httpx
 import pytest
+
 from duocthu_contracts.http import DISCLAIMER, RagQueryResponse
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.settings import RuntimeSettings
-
 from tests.fixtures.stack import StackFactory
 
 pytestmark = pytest.mark.e2e

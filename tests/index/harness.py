@@ -7,6 +7,9 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
+from nats.aio.msg import Msg
+from nats.js.api import DeliverPolicy
+
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import CorpusReleaseCompleted
 from duocthu_retrieval.index_service import IndexService
@@ -16,8 +19,6 @@ from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.service import ServiceRuntime, build_app, build_runtime
 from duocthu_runtime.settings import RuntimeSettings
-from nats.aio.msg import Msg
-from nats.js.api import DeliverPolicy
 
 
 @asynccontextmanager

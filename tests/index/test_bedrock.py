@@ -13,6 +13,7 @@ import pytest
 from botocore.config import Config
 from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
+
 from duocthu_runtime.embedding.bedrock_cohere import BedrockCohereEmbedder
 from duocthu_runtime.embedding.factory import make_embedder
 from duocthu_runtime.embedding.port import EmbeddingError, EmbeddingUnavailable, InputTooLong

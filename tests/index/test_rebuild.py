@@ -6,6 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from duocthu_contracts import subjects as s
 from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
 from duocthu_retrieval.adapters.qdrant_index import IndexUnavailable, QdrantIndex
@@ -14,8 +16,6 @@ from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.embedding.cache import CachingEmbedder
 from duocthu_runtime.nats_server import NatsServer
-from typer.testing import CliRunner
-
 from tests.fixtures.index import IndexCorpus
 from tests.index.harness import running_retrieval, watching
 

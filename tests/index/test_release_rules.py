@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from duocthu_contracts.corpus import Alias, AliasKind, CatalogEntry, DrugCatalog, EmbeddingModel
 from duocthu_retrieval.domain.manifest import build_manifest, check_manifest
 from duocthu_retrieval.domain.naming import collection_name, is_release_collection, sidecar_name

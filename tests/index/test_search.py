@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
 from duocthu_contracts.corpus import ChunkKind
 from duocthu_contracts.sections import SECTION_ORDER, SectionKey
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
@@ -15,7 +16,6 @@ from duocthu_retrieval.indexing import Indexer
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.embedding.cache import CachingEmbedder
 from duocthu_runtime.embedding.sparse import SparseEncoder
-
 from tests.fixtures.index import IndexCorpus
 
 CHI_DINH = SearchFilter(section_keys=(SectionKey.CHI_DINH,))

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+
 from duocthu_runtime.embedding.sparse import SparseEncoder, is_folded, term_id
 
 DOC = "Đái tháo đường typ 2 ở người lớn; liều dùng 500 mg mỗi ngày."

@@ -7,6 +7,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from prometheus_client import REGISTRY
+
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
@@ -16,7 +18,6 @@ from duocthu_runtime.bus.stage import Stage, StageContext
 from duocthu_runtime.bus.versioning import decode, encode
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
-from prometheus_client import REGISTRY
 
 
 def _rejected(stage: str, reason: str) -> float:

@@ -9,23 +9,23 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from duocthu_contracts import subjects as s
-from duocthu_contracts.decisions import Reason
-from duocthu_contracts.http import ErrorResponse, RagQueryRequest, RagQueryResponse
-from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_id, new_turn, utcnow
-from duocthu_runtime.observability.logging import get_logger
-from duocthu_runtime.observability.tracing import current_traceparent, span, trace_id_hex
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from duocthu_contracts import subjects as s
+from duocthu_contracts.decisions import Reason
+from duocthu_contracts.http import ErrorResponse, RagQueryRequest, RagQueryResponse
+from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload
 from duocthu_gateway import metrics
 from duocthu_gateway.adapters.turns import TurnCorrelator
 from duocthu_gateway.domain.responses import abstain, render
 from duocthu_gateway.settings import GatewaySettings
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import new_id, new_turn, utcnow
+from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime.observability.tracing import current_traceparent, span, trace_id_hex
 
 log = get_logger(__name__)
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import uvicorn
-from duocthu_runtime.observability.logging import configure_logging
-from duocthu_runtime.observability.tracing import configure_tracing
 
 from duocthu_gateway.app import create_app
 from duocthu_gateway.settings import GatewaySettings
+from duocthu_runtime.observability.logging import configure_logging
+from duocthu_runtime.observability.tracing import configure_tracing
 
 
 def main() -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from duocthu_runtime.settings import RuntimeSettings
 from pydantic import Field
+
+from duocthu_runtime.settings import RuntimeSettings
 
 STAGES = ("understanding", "retrieval", "generation", "verifier", "ingest-worker")
 

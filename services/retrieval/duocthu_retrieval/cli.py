@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
+
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.nats_server import NatsServer, discover_running
 from duocthu_runtime.settings import RuntimeSettings

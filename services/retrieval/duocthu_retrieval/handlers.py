@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
+from faststream.nats import NatsMessage
+
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import CorpusBatchEmbedded
 from duocthu_contracts.rpc import IndexRebuildRequest
-from duocthu_runtime.bus.stage import Handler, StageContext
-from faststream.nats import NatsMessage
-
 from duocthu_retrieval.index_service import IndexService
+from duocthu_runtime.bus.stage import Handler, StageContext
 
 
 def batch_handler(service: IndexService) -> Handler[CorpusBatchEmbedded]:

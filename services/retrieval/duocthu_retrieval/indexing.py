@@ -26,9 +26,6 @@ from duocthu_contracts.messages import (
     CorpusReleaseCompleted,
     CorpusReleaseResultPayload,
 )
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.observability.logging import get_logger
-
 from duocthu_retrieval.adapters.qdrant_index import IndexConflict, QdrantIndex
 from duocthu_retrieval.domain.manifest import build_manifest
 from duocthu_retrieval.domain.naming import collection_name
@@ -41,6 +38,8 @@ from duocthu_retrieval.domain.release import (
     release_corpus_sha256,
     validate_batch,
 )
+from duocthu_runtime.bus.envelope import new_message
+from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import CorpusBatchEmbedded, TurnUnderstood
-from duocthu_runtime.bus.stage import Stage, not_implemented
-from duocthu_runtime.service import ServiceSpec, run_service
-
 from duocthu_retrieval.handlers import batch_handler, rebuild_handler, status_handler
 from duocthu_retrieval.index_service import IndexService
 from duocthu_retrieval.settings import RetrievalSettings
+from duocthu_runtime.bus.stage import Stage, not_implemented
+from duocthu_runtime.service import ServiceSpec, run_service
 
 NAME = "retrieval"
 

@@ -14,19 +14,19 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from duocthu_contracts import subjects as s
-from duocthu_contracts.messages import CorpusReleaseCompleted
-from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.versioning import MessageRejected, decode
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
+from duocthu_contracts import subjects as s
+from duocthu_contracts.messages import CorpusReleaseCompleted
+from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
 from duocthu_retrieval.adapters.corpus_stream import CorpusStream
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.index_service import IndexService, rebuild_tag
 from duocthu_retrieval.indexing import Indexer
 from duocthu_retrieval.settings import RetrievalSettings
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.versioning import MessageRejected, decode
 
 Echo = Callable[[str], None]
 

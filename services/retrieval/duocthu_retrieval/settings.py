@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import Field
+
 from duocthu_runtime.embedding.settings import EmbeddingSettings
 from duocthu_runtime.settings import RuntimeSettings
-from pydantic import Field
 
 
 class IndexSettings(EmbeddingSettings):

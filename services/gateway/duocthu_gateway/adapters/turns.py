@@ -10,6 +10,9 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane
 from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
@@ -18,8 +21,6 @@ from duocthu_runtime.bus.subjects import lane_subject, origin_token
 from duocthu_runtime.bus.versioning import MessageRejected, decode
 from duocthu_runtime.observability import metrics
 from duocthu_runtime.observability.logging import get_logger
-from nats.aio.msg import Msg
-from nats.aio.subscription import Subscription
 
 log = get_logger(__name__)
 

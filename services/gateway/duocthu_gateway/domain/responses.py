@@ -17,7 +17,6 @@ from duocthu_contracts.http import (
     StageTimingOut,
 )
 from duocthu_contracts.messages import TurnCompleted
-
 from duocthu_gateway.domain.reasons import REASON_MESSAGES
 
 

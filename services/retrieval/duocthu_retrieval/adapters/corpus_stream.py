@@ -13,15 +13,16 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
+from nats.js import JetStreamContext
+from nats.js.api import DeliverPolicy
+from nats.js.errors import NotFoundError
+
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusReleaseCompleted
 from duocthu_runtime.bus.subjects import subject_for_type
 from duocthu_runtime.bus.versioning import MessageRejected, decode
 from duocthu_runtime.observability.logging import get_logger
-from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
-from nats.js.errors import NotFoundError
 
 log = get_logger(__name__)
 

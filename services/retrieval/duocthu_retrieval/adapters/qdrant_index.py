@@ -17,14 +17,13 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from duocthu_contracts.corpus import ChunkRecord, DrugCatalog, EmbeddedChunk, EmbeddingModel, ReleaseManifest
-from duocthu_contracts.corpus import SparseVector as SparseVec
-from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.text.vietnamese import has_diacritics
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import UnexpectedResponse
 
+from duocthu_contracts.corpus import ChunkRecord, DrugCatalog, EmbeddedChunk, EmbeddingModel, ReleaseManifest
+from duocthu_contracts.corpus import SparseVector as SparseVec
+from duocthu_contracts.sections import SectionKey
 from duocthu_retrieval.domain.naming import is_release_collection, sidecar_name
 from duocthu_retrieval.domain.points import (
     BOOL_INDEXES,
@@ -47,6 +46,7 @@ from duocthu_retrieval.domain.points import (
 from duocthu_retrieval.domain.release import BatchEntry
 from duocthu_retrieval.domain.search import ANY, ScoredChunk, SearchFilter, book_order
 from duocthu_retrieval.settings import IndexSettings
+from duocthu_runtime.text.vietnamese import has_diacritics
 
 _SIDECAR_NS = uuid.UUID("5d1f2a8e-8f4b-5f7e-b7b1-2c7f0c3a9e41")
 _DISTANCES = {"Cosine": qm.Distance.COSINE, "Dot": qm.Distance.DOT, "Euclid": qm.Distance.EUCLID}
