@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 from faststream.nats import NatsMessage
+from pydantic import ValidationError
 
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import CorpusBatchEmbedded
-from duocthu_contracts.rpc import IndexRebuildRequest
+from duocthu_contracts.rpc import IndexRebuildRequest, SectionListReply, SectionListRequest, SectionTextRequest
+from duocthu_retrieval import browse
 from duocthu_retrieval.index_service import IndexService
 from duocthu_runtime.bus.stage import Handler, StageContext
 
@@ -33,3 +35,29 @@ def rebuild_handler(service: IndexService) -> Callable[[NatsMessage], Awaitable[
         return (await service.request_rebuild(request)).model_dump_json().encode()
 
     return index_rebuild
+
+
+def drugs_handler(service: IndexService) -> Callable[[NatsMessage], Awaitable[bytes]]:
+    async def drugs(msg: NatsMessage) -> bytes:
+        return (await browse.list_drugs(service.index)).model_dump_json().encode()
+
+    return drugs
+
+
+def sections_handler(service: IndexService) -> Callable[[NatsMessage], Awaitable[bytes]]:
+    async def sections(msg: NatsMessage) -> bytes:
+        try:
+            request = SectionListRequest.model_validate_json(msg.body or b"{}")
+        except ValidationError as exc:
+            return SectionListReply(drug_id="", error=f"bad request: {exc.errors()[0]['msg']}").model_dump_json().encode()
+        return (await browse.list_sections(service.index, request)).model_dump_json().encode()
+
+    return sections
+
+
+def section_text_handler(service: IndexService) -> Callable[[NatsMessage], Awaitable[bytes]]:
+    async def section_text(msg: NatsMessage) -> bytes:
+        request = SectionTextRequest.model_validate_json(msg.body or b"{}")
+        return (await browse.section_text(service.index, request)).model_dump_json().encode()
+
+    return section_text

@@ -19,6 +19,7 @@ from duocthu_retrieval.adapters.corpus_stream import CorpusStream
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.domain.manifest import check_manifest
 from duocthu_retrieval.indexing import Indexer, RebuildFailed
+from duocthu_retrieval.routes import Retriever
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.embedding.factory import make_query_embedder, make_sparse_encoder, space_identity
@@ -44,12 +45,20 @@ class IndexService:
         self._bus: Bus | None = None
         self._rebuild: asyncio.Task[None] | None = None
         self.rebuilding: str | None = None
+        self._retriever: Retriever | None = None
 
     @property
     def index(self) -> QdrantIndex:
         if self._index is None:
             raise RuntimeError("the index is not open (service not started)")
         return self._index
+
+    @property
+    def retriever(self) -> Retriever:
+        """Routes A–D over the open index with this replica's query embedder."""
+        if self._retriever is None or self._retriever.index is not self.index:
+            self._retriever = Retriever(self.index, self.embedder, self.sparse)
+        return self._retriever
 
     @property
     def indexer(self) -> Indexer:

@@ -1,18 +1,26 @@
 """Process entry point of the retrieval stage.
 
-Wiring only: the turn handler (routes A–D, issue 8) is not built yet and
-abstains honestly; the index side (batch consumer, readiness gate, index
-status and rebuild requests) is live.
+Wiring only: the turn consumer (routes A–D and the evidence policy), the
+index side (batch consumer, readiness gate, index status and rebuild
+requests) and the monograph-mode requests (drugs, sections, section text).
 """
 
 from __future__ import annotations
 
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import CorpusBatchEmbedded, TurnUnderstood
-from duocthu_retrieval.handlers import batch_handler, rebuild_handler, status_handler
+from duocthu_retrieval.handlers import (
+    batch_handler,
+    drugs_handler,
+    rebuild_handler,
+    section_text_handler,
+    sections_handler,
+    status_handler,
+)
 from duocthu_retrieval.index_service import IndexService
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.bus.stage import Stage, not_implemented
+from duocthu_retrieval.turns import turn_handler
+from duocthu_runtime.bus.stage import Stage
 from duocthu_runtime.service import ServiceSpec, run_service
 
 NAME = "retrieval"
@@ -23,11 +31,14 @@ def build_spec(settings: RetrievalSettings | None = None, service: IndexService 
     index = service or IndexService(config)
 
     def register(stage: Stage) -> None:
-        stage.consumes(TurnUnderstood, not_implemented)
+        stage.consumes(TurnUnderstood, turn_handler(lambda: index.retriever))
         stage.consumes(CorpusBatchEmbedded, batch_handler(index))
         broker = stage.bus.broker
         broker.subscriber(s.RPC_INDEX_STATUS, queue=NAME)(status_handler(index))
         broker.subscriber(s.RPC_INDEX_REBUILD, queue=NAME)(rebuild_handler(index))
+        broker.subscriber(s.RPC_DRUGS, queue=NAME)(drugs_handler(index))
+        broker.subscriber(s.RPC_SECTIONS, queue=NAME)(sections_handler(index))
+        broker.subscriber(s.RPC_SECTION_TEXT, queue=NAME)(section_text_handler(index))
 
     return ServiceSpec(name=NAME, settings=config, register=register, on_startup=[index.start],
                        on_shutdown=[index.stop], readiness=[index.live_index])

@@ -1,0 +1,137 @@
+"""The extractive writer: claims are verbatim paragraphs/sentences of the evidence, chosen for the frame.
+
+No model runs, so nothing is paraphrased: every claim is a substring of the
+block it cites (the verifier's deterministic entailment accepts it without a
+judge), numbers included.  ``generated`` is false on every draft.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from duocthu_contracts.answer import AnswerPlan, Claim, Draft
+from duocthu_contracts.evidence import CandidateAssessment, Evidence, Route
+from duocthu_contracts.frame import QueryFrame
+from duocthu_contracts.sections import SectionKey
+from duocthu_generation.domain import dosage
+from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
+from duocthu_runtime.text.vietnamese import fold
+
+PROVIDER = "extractive"
+MAX_SENTENCES = {"short": 3, "normal": 8, "full": 40}
+CLARIFY_POPULATION = "Bạn cần liều cho đối tượng nào?"
+
+
+@dataclass(frozen=True)
+class WriterInput:
+    frame: QueryFrame
+    evidence: Sequence[Evidence]
+    route: Route
+    plan: AnswerPlan
+    candidate_drug_ids: Sequence[str] = ()
+    assessments: Sequence[CandidateAssessment] = ()
+    #: Verbatim quotes a rejected draft was missing (repair); they must be covered this time.
+    must_cover: Sequence[str] = ()
+
+
+def write(request: WriterInput) -> Draft:
+    paras = paragraphs(request.evidence)
+    if request.plan.list_mode:
+        claims = _candidate_claims(request, paras)
+    elif all(e.section_key is SectionKey.LIEU_LUONG_VA_CACH_DUNG for e in request.evidence):
+        return _dosage_draft(request, paras)
+    elif request.route is Route.D_INTERACTION:
+        claims = _interaction_claims(request, paras)
+    else:
+        claims = _section_claims(paras, MAX_SENTENCES[request.plan.verbosity])
+    claims = _cover(claims, paras, request.must_cover)
+    return Draft(claims=claims, evidence_sufficient=bool(claims), provider=PROVIDER)
+
+
+def _claim(p: Paragraph, text: str, evidence: Sequence[Evidence], label: str | None = None) -> Claim:
+    return Claim(text=text, citations=[p.evidence_index], drug_id=evidence[p.evidence_index - 1].drug_id,
+                 label=label)
+
+
+def _section_claims(paras: Sequence[Paragraph], limit: int) -> list[Claim]:
+    out: list[Claim] = []
+    for p in paras:
+        if p.label_only:
+            continue
+        for sentence in sentences(p.text):
+            out.append(Claim(text=sentence, citations=[p.evidence_index]))
+    return out[:limit]
+
+
+def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
+    frame = request.frame
+    if not dosage.population_known(frame):
+        replies = dosage.quick_replies(paras)
+        if len(replies) > 1:
+            return Draft(evidence_sufficient=False, clarifying_question=CLARIFY_POPULATION, quick_replies=replies,
+                         provider=PROVIDER)
+        chosen = [p for p in paras if not p.label_only]
+    else:
+        chosen = dosage.select(paras, frame)
+    claims = [_claim(p, p.text, request.evidence, p.route) for p in chosen]
+    claims = _cover(claims, paras, request.must_cover)
+    if not claims:
+        replies = dosage.quick_replies(paras)
+        return Draft(evidence_sufficient=False, clarifying_question=CLARIFY_POPULATION if replies else None,
+                     quick_replies=replies, provider=PROVIDER)
+    return Draft(claims=claims, provider=PROVIDER)
+
+
+def _candidate_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[Claim]:
+    """One indication sentence per candidate (the one naming the condition), then stage-2 findings."""
+    condition = fold(request.frame.condition or "")
+    out: list[Claim] = []
+    allowed = set(request.candidate_drug_ids)
+    for p in paras:
+        block = request.evidence[p.evidence_index - 1]
+        if block.drug_id not in allowed or p.label_only:
+            continue
+        if block.section_key is SectionKey.CHI_DINH:
+            hit = [s for s in sentences(p.text) if condition and condition in fold(s)]
+            if hit and not any(c.drug_id == block.drug_id and c.citations == [p.evidence_index] for c in out):
+                out.append(Claim(text=hit[0], citations=[p.evidence_index], drug_id=block.drug_id))
+    terms: dict[str, set[str]] = {}
+    for assessment in request.assessments:
+        for finding in assessment.findings:
+            for evidence_id in finding.evidence_ids:
+                terms.setdefault(evidence_id, set()).update(fold(t) for t in finding.matched_terms)
+    for p in paras:
+        block = request.evidence[p.evidence_index - 1]
+        wanted = terms.get(block.evidence_id)
+        if not wanted or block.section_key is SectionKey.CHI_DINH:
+            continue
+        for sentence in sentences(p.text):
+            if any(t in fold(sentence) for t in wanted):
+                out.append(Claim(text=sentence, citations=[p.evidence_index], drug_id=block.drug_id))
+    return out
+
+
+def _interaction_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[Claim]:
+    """Sentences of each drug's interaction section that name the other drug."""
+    names = {e.drug_id: fold(e.drug_name) for e in request.evidence}
+    out: list[Claim] = []
+    for p in paras:
+        block = request.evidence[p.evidence_index - 1]
+        others = [n for d, n in names.items() if d != block.drug_id]
+        for sentence in sentences(p.text):
+            if any(o and o in fold(sentence) for o in others):
+                out.append(Claim(text=sentence, citations=[p.evidence_index], drug_id=block.drug_id))
+    return out
+
+
+def _cover(claims: list[Claim], paras: Sequence[Paragraph], quotes: Sequence[str]) -> list[Claim]:
+    """Add the paragraph holding each missing quote (repair after a completeness objection)."""
+    out = list(claims)
+    for quote in quotes:
+        if any(fold(quote) in fold(c.text) for c in out):
+            continue
+        holder = next((p for p in paras if fold(quote) in fold(p.text)), None)
+        if holder is not None:
+            out.append(Claim(text=holder.text, citations=[holder.evidence_index], label=holder.route))
+    return out

@@ -1,0 +1,146 @@
+"""The extractive writer on the sample corpus: verbatim claims, population-labelled doses, clarify from labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from duocthu_contracts.answer import AnswerPlan
+from duocthu_contracts.evidence import (
+    CandidateAssessment,
+    CandidateStatus,
+    Evidence,
+    Route,
+    SafetyAspect,
+    SafetyFinding,
+)
+from duocthu_contracts.frame import PatientContext, QueryFrame, TurnType
+from duocthu_contracts.sections import SECTION_ORDER, SectionKey
+from duocthu_corpus.monograph import load_all
+from duocthu_generation.domain import dosage
+from duocthu_generation.domain.extractive import WriterInput, write
+from duocthu_generation.domain.paragraphs import paragraphs
+from duocthu_generation.domain.plan import make_plan
+from duocthu_runtime.text.vietnamese import fold
+from tests.fixtures.verifier import make_evidence
+
+DOSE = SectionKey.LIEU_LUONG_VA_CACH_DUNG
+
+
+def dose_frame(**kw: object) -> QueryFrame:
+    return QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE, section_key=DOSE, standalone_query="liều", **kw)  # type: ignore[arg-type]
+
+
+def draft_for(frame: QueryFrame, evidence: list[Evidence], route: Route = Route.A_SECTION, **kw: object):  # type: ignore[no-untyped-def]
+    plan = make_plan(frame, evidence, route, list_mode=bool(kw.get("candidate_drug_ids")))
+    return write(WriterInput(frame=frame, evidence=evidence, route=route, plan=plan, **kw))  # type: ignore[arg-type]
+
+
+def assert_verbatim(draft_claims: list, evidence: list[Evidence]) -> None:  # type: ignore[type-arg]
+    for claim in draft_claims:
+        assert claim.citations, claim
+        assert any(claim.text in evidence[i - 1].text for i in claim.citations), claim.text
+
+
+SECTIONS = [(m.drug_id, key) for m in load_all() for key in m.sections
+            if key is not DOSE and m.prose(key)][:400]
+
+
+@pytest.mark.parametrize(("drug_id", "section"), SECTIONS[::7])
+def test_every_section_type_is_answered_verbatim(drug_id: str, section: SectionKey) -> None:
+    evidence = [make_evidence(drug_id, section)]
+    draft = draft_for(QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE, section_key=section), evidence)
+    assert draft.claims and not draft.generated
+    assert_verbatim(list(draft.claims), evidence)
+
+
+def test_all_section_keys_are_covered_by_the_parametrisation() -> None:
+    covered = {key for _, key in SECTIONS[::7]}
+    assert len(covered) >= len(SECTION_ORDER) // 2
+
+
+@pytest.mark.parametrize(("kw", "must", "never"), [
+    ({"age_years": 3.0}, ["Trẻ em từ 1 đến 5 tuổi"], ["Người lớn", "Trẻ em từ 6 đến 12 tuổi"]),
+    ({"population": "Trẻ em", "weight_kg": 20.0}, ["Trẻ em cân nặng trên 10 kg đến 33 kg"], ["Người lớn cân nặng dưới 50 kg"]),
+    ({"population": "Người cao tuổi"}, ["Người cao tuổi"], ["Trẻ em"]),
+    ({"population": "Trẻ em", "age_years": 8.0, "route": "đường trực tràng"}, ["Trẻ em từ 6 đến 12 tuổi"],
+     ["Trẻ em từ 1 đến 5 tuổi", "Người lớn"]),
+])
+def test_dose_claims_keep_only_the_asked_population(kw: dict[str, object], must: list[str],
+                                                    never: list[str]) -> None:
+    evidence = [make_evidence("paracetamol", DOSE)]
+    draft = draft_for(dose_frame(**kw), evidence)
+    assert draft.claims, draft
+    assert_verbatim(list(draft.claims), evidence)
+    texts = [c.text for c in draft.claims]
+    for label in must:
+        assert any(t.startswith(label) for t in texts), (label, texts)
+    for label in never:
+        assert not any(t.startswith(label) for t in texts), (label, texts)
+
+
+def test_rectal_route_restricts_the_dose_to_that_route() -> None:
+    evidence = [make_evidence("paracetamol", DOSE)]
+    draft = draft_for(dose_frame(age_years=8.0, route="đường trực tràng"), evidence)
+    assert {c.label for c in draft.claims} == {"Đường trực tràng"}
+
+
+def test_dose_without_population_asks_with_the_printed_labels() -> None:
+    evidence = [make_evidence("paracetamol", DOSE)]
+    draft = draft_for(dose_frame(), evidence)
+    assert not draft.claims and draft.clarifying_question
+    assert 2 <= len(draft.quick_replies) <= 4 and len(set(draft.quick_replies)) == len(draft.quick_replies)
+    text = fold(evidence[0].text)
+    assert all(fold(r) in text for r in draft.quick_replies)
+    assert draft.quick_replies[:2] == ["Người lớn", "Trẻ em"]
+
+
+def test_label_bands() -> None:
+    [band] = dosage.bands("Trẻ em từ 3 tháng đến dưới 1 tuổi")
+    assert band.contains(0.5) and not band.contains(1.0) and not band.contains(0.2)
+    [band] = dosage.bands("Trẻ em cân nặng trên 10 kg đến 33 kg")
+    assert band.unit == "kg" and band.contains(33) and not band.contains(10)
+    [band] = dosage.bands("Người lớn cân nặng dưới 50 kg")
+    assert band.contains(49.9) and not band.contains(50)
+
+
+def test_carried_labels_scope_a_continuation_chunk() -> None:
+    base = make_evidence("paracetamol", DOSE)
+    tail = base.text.split("\n")[-2:]
+    continuation = base.model_copy(update={"text": "Tiêm truyền tĩnh mạch: " + "\n".join(tail),
+                                           "context_labels": ["Tiêm truyền tĩnh mạch:"], "part_index": 1})
+    [*_, last] = paragraphs([continuation])
+    assert last.route == "Tiêm truyền tĩnh mạch" and last.text == tail[-1]
+
+
+def test_candidate_list_cites_indications_and_findings() -> None:
+    evidence = [make_evidence("paracetamol", SectionKey.CHI_DINH), make_evidence("ibuprofen", SectionKey.CHI_DINH),
+                make_evidence("paracetamol", SectionKey.TUONG_TAC_THUOC)]
+    finding = SafetyFinding(aspect=SafetyAspect.INTERACTION, evidence_ids=[evidence[2].evidence_id],
+                            matched_terms=["warfarin"])
+    frame = QueryFrame(turn_type=TurnType.CONDITION_TO_DRUG, condition="sốt",
+                       patient_context=PatientContext())
+    draft = draft_for(frame, evidence, Route.C_CONDITION, candidate_drug_ids=["paracetamol", "ibuprofen"],
+                      assessments=[CandidateAssessment(drug_id="paracetamol", drug_name="PARACETAMOL",
+                                                       status=CandidateStatus.SUPPORTED_WITH_CAUTION,
+                                                       findings=[finding])])
+    assert {c.drug_id for c in draft.claims} == {"paracetamol", "ibuprofen"}
+    assert any(c.citations == [3] and "warfarin" in c.text.lower() for c in draft.claims)
+    assert_verbatim(list(draft.claims), evidence)
+
+
+def test_interaction_claims_name_the_other_drug() -> None:
+    evidence = [make_evidence("warfarin", SectionKey.TUONG_TAC_THUOC),
+                make_evidence("paracetamol", SectionKey.TUONG_TAC_THUOC)]
+    frame = QueryFrame(turn_type=TurnType.INTERACTION)
+    draft = draft_for(frame, evidence, Route.D_INTERACTION)
+    assert draft.claims
+    assert all("paracetamol" in fold(c.text) or "warfarin" in fold(c.text) for c in draft.claims)
+
+
+def test_repair_covers_the_missing_quote() -> None:
+    evidence = [make_evidence("paracetamol", SectionKey.CHONG_CHI_DINH)]
+    quote = evidence[0].text.split("\n")[-1][:30]
+    frame = QueryFrame(turn_type=TurnType.DRUG_OVERVIEW)
+    plan = AnswerPlan(verbosity="short")
+    draft = write(WriterInput(frame=frame, evidence=evidence, route=Route.B_OVERVIEW, plan=plan, must_cover=[quote]))
+    assert any(quote in c.text for c in draft.claims)
