@@ -108,6 +108,46 @@ def show(
                    f"pages {citation['printed_page_range']}")
 
 
+@app.command("reverify")
+def reverify_command(
+    turn_id: Annotated[str | None, typer.Argument(help="one turn; omit with --since for a window")] = None,
+    since: Since = "24h",
+    nats_url: NatsUrl = None,
+) -> None:
+    """Re-run the verifier on recorded drafts; exit 1 listing every disagreement with the recorded verdicts."""
+    from duocthu_cli.audit.reverify import ReverifyReport, reverify_chain
+    from duocthu_runtime.llm.factory import make_chat_provider
+    from duocthu_verifier.adapters.judge import Judge
+
+    provider = make_chat_provider("judge")
+    judge = Judge(provider) if provider is not None else None
+    start = utcnow() - parse_duration(since)
+    report = ReverifyReport()
+
+    async def work(bus: Bus) -> None:
+        records: list[Recorded] = []
+        for stream in (s.AUDIT_STREAM, s.AUDIT_REDACTED_STREAM):
+            records += [r async for r in read_window(bus.js, stream, since=start)
+                        if turn_id is None or r.turn_id == turn_id]
+        by_turn: dict[str, list[Recorded]] = {}
+        for record in records:
+            if record.turn_id:
+                by_turn.setdefault(record.turn_id, []).append(record)
+        for chain in by_turn.values():
+            await reverify_chain(causal_order(chain), judge, report)
+
+    _run(nats_url, work)
+    if turn_id is not None and report.drafts == 0:
+        typer.echo(f"error: no recorded draft for turn {turn_id} since {since}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"re-verified {report.drafts} draft(s); verdicts compared: {report.compared_verdicts}; "
+               f"judge: {judge.name if judge else 'not configured (deterministic checks only)'}")
+    for d in report.disagreements:
+        typer.echo(f"DISAGREE turn {d.turn_id} draft {d.draft_message_id}: {d.what}")
+    if report.disagreements:
+        raise typer.Exit(1)
+
+
 @app.command()
 def export(
     turn_id: Annotated[str, typer.Argument(help="trace_id of the turn")],
