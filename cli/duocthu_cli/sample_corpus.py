@@ -37,6 +37,7 @@ from duocthu_retrieval.operations import OperationFailed, next_completion, relea
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
 from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.hashing import file_sha256
 from duocthu_runtime.settings import RuntimeSettings
 
 SAMPLE_PDF = "sample-formulary.pdf"
@@ -53,14 +54,6 @@ class SamplePdf:
     path: Path
     sha256: str
     transcriptions: Path | None
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def corpus_fingerprint() -> str:

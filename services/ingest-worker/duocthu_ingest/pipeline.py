@@ -71,6 +71,7 @@ from duocthu_ingest.domain.segmentation import (
     line_text,
 )
 from duocthu_ingest.errors import BadInput
+from duocthu_runtime.hashing import file_sha256
 
 Progress = Callable[[int, int], None]
 
@@ -102,14 +103,6 @@ class IngestResult:
     @property
     def released(self) -> bool:
         return self.gates.passed
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def records_sha256(chunks: Sequence[ChunkRecord]) -> str:

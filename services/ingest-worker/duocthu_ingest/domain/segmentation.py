@@ -224,14 +224,7 @@ class Segmenter:
         split = self.heading_split(line) if self._mono is not None else None
         if split is not None and self._mono is not None:
             key, heading, rest = split
-            self.ledger.assign(self._ids(heading), SpanState.HEADING)
-            self._section = Section(key=key, heading=line_text(heading), heading_page=line.page,
-                                    heading_span_ids=self._ids(heading))
-            self._mono.sections.append(self._section)
-            if rest and line_text(rest).lstrip(":").strip():
-                self._append(rest, line, paragraph_start=True, drop_colon=True)
-            else:
-                self.ledger.assign(self._ids(rest), SpanState.HEADING)
+            self._open_section(key, line_text(heading), line.page, heading, rest=rest, line=line)
             return
         if self._mono is not None and self.looks_like_heading(line, text):
             self._mono.unmapped_headings.append(text)
@@ -287,15 +280,8 @@ class Segmenter:
         if found is None:
             return False
         key, heading, rest = found
-        self.ledger.assign(self._ids(heading), SpanState.HEADING)
-        self._section = Section(key=key, heading=f"{line_text(held.spans)} {line_text(heading[len(held.spans):])}",
-                                heading_page=held.page,
-                                heading_span_ids=self._ids(heading))
-        self._mono.sections.append(self._section)
-        if rest and line_text(rest).lstrip(":").strip():
-            self._append(rest, line, paragraph_start=True, drop_colon=True)
-        else:
-            self.ledger.assign(self._ids(rest), SpanState.HEADING)
+        self._open_section(key, f"{line_text(held.spans)} {line_text(heading[len(held.spans):])}", held.page,
+                           heading, rest=rest, line=line)
         return True
 
     def _release_held(self) -> None:
@@ -334,6 +320,18 @@ class Segmenter:
             self.result.monographs.append(self._mono)
         self._mono = None
         self._section = None
+
+    def _open_section(self, key: SectionKey, heading_text: str, page: int, heading: Sequence[Span], *,
+                      rest: Sequence[Span], line: Line) -> None:
+        """Start a section; text printed after the heading on its line opens the first paragraph."""
+        assert self._mono is not None
+        self.ledger.assign(self._ids(heading), SpanState.HEADING)
+        self._section = Section(key=key, heading=heading_text, heading_page=page, heading_span_ids=self._ids(heading))
+        self._mono.sections.append(self._section)
+        if rest and line_text(rest).lstrip(":").strip():
+            self._append(rest, line, paragraph_start=True, drop_colon=True)
+        else:
+            self.ledger.assign(self._ids(rest), SpanState.HEADING)
 
     def _append(self, spans: Sequence[Span], line: Line, *, paragraph_start: bool, drop_colon: bool = False) -> None:
         assert self._section is not None
