@@ -11,8 +11,8 @@ from duocthu_ingest.domain.chunker import chunk_monograph, pack
 from duocthu_ingest.domain.config import IngestConfig
 from duocthu_ingest.domain.model import Monograph, QuarantineBlock, Section, TextPiece
 from duocthu_ingest.domain.page_map import PageMap
-from duocthu_runtime.text.reassembly import reassemble
 from duocthu_ingest.domain.text import ws_normalize
+from duocthu_runtime.text.reassembly import reassemble
 
 CONFIG = IngestConfig()
 
