@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 from duocthu_contracts.messages import TurnRequested
-from duocthu_runtime.bus.stage import Stage, not_implemented
+from duocthu_runtime.bus.stage import Stage
 from duocthu_runtime.service import ServiceSpec, run_service
 from duocthu_runtime.settings import RuntimeSettings
+from duocthu_understanding.adapters.catalog import LiveCatalog
+from duocthu_understanding.handlers import UnderstandingHandler
 
 NAME = "understanding"
 
 
-def register(stage: Stage) -> None:
-    stage.consumes(TurnRequested, not_implemented)
+def build_spec(catalog: LiveCatalog | None = None) -> ServiceSpec:
+    live = catalog or LiveCatalog()
+    handler = UnderstandingHandler(live)
+
+    def register(stage: Stage) -> None:
+        stage.consumes(TurnRequested, handler)
+
+    return ServiceSpec(name=NAME, settings=RuntimeSettings(service_name=NAME), register=register,
+                       on_startup=[live.watch], readiness=[live.ready])
 
 
 def main() -> None:
-    run_service(ServiceSpec(name=NAME, settings=RuntimeSettings(service_name=NAME), register=register))
+    run_service(build_spec())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,45 @@
+"""The live release's drug catalog, kept by every replica from the corpus stream.
+
+Each replica watches the last ``corpus.v1.release.completed`` (an ordered
+consumer starting at the latest message), so a new release replaces the
+catalog without a restart and a fresh replica starts with the current one.
+"""
+
+from __future__ import annotations
+
+from duocthu_contracts.corpus import DrugCatalog
+from duocthu_contracts.messages import CorpusReleaseCompleted
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.observability.logging import get_logger
+from duocthu_understanding.domain.matcher import DrugMatcher
+
+log = get_logger(__name__)
+
+
+class LiveCatalog:
+    def __init__(self, catalog: DrugCatalog | None = None) -> None:
+        self.catalog: DrugCatalog | None = None
+        self.matcher: DrugMatcher | None = None
+        self.release_id: str | None = None
+        if catalog is not None:
+            self.replace(catalog, "static")
+
+    def replace(self, catalog: DrugCatalog, release_id: str) -> None:
+        self.matcher = DrugMatcher(catalog)
+        self.catalog = catalog
+        self.release_id = release_id
+
+    async def on_release(self, message: CorpusReleaseCompleted) -> None:
+        payload = message.payload
+        if payload.status != "live" or payload.catalog is None:
+            return
+        self.replace(payload.catalog, payload.release_id)
+        log.info("catalog_loaded", release_id=payload.release_id, drugs=len(payload.catalog.entries))
+
+    async def watch(self, bus: Bus) -> None:
+        await bus.watch_latest(CorpusReleaseCompleted, self.on_release)
+
+    async def ready(self) -> tuple[bool, str]:
+        if self.catalog is None:
+            return False, "no live corpus release yet"
+        return True, f"catalog of release {self.release_id}: {len(self.catalog.entries)} drugs"

@@ -1,0 +1,78 @@
+"""The understanding stage on a real NATS: the catalog arrives from the corpus stream, frames go out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from duocthu_contracts.decisions import Decision, Reason
+from duocthu_contracts.messages import (
+    CorpusReleaseCompleted,
+    CorpusReleaseResultPayload,
+    TurnCompleted,
+    TurnRequested,
+    TurnRequestedPayload,
+    TurnUnderstood,
+)
+from duocthu_contracts.sections import SectionKey
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import new_message, new_turn
+from duocthu_runtime.bus.stage import Stage
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.settings import RuntimeSettings
+from duocthu_understanding.adapters.catalog import LiveCatalog
+from duocthu_understanding.handlers import UnderstandingHandler
+from tests.fixtures.understanding import sample_catalog
+
+
+def turn(query: str) -> TurnRequested:
+    return new_turn(TurnRequested, TurnRequestedPayload(query=query), origin="ut", deadline_s=30, llm_calls=8)
+
+
+async def test_understanding_stage_over_nats(fresh_nats: NatsServer) -> None:
+    settings = RuntimeSettings(nats_url=fresh_nats.url, bus_fetch_timeout_s=0.5)
+    live = LiveCatalog()
+    bus = Bus(settings, client_name="understanding-under-test")
+    Stage("understanding", bus).consumes(TurnRequested, UnderstandingHandler(live))
+    await bus.start()
+    client = Bus(settings, client_name="client")
+    await client.connect()
+    received: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+
+    async def on_msg(msg: Any) -> None:
+        received.put_nowait((msg.subject, msg.data))
+
+    nc = client.broker.connection
+    await nc.subscribe("rag.v1.turn.completed.ut", cb=on_msg)
+    await nc.subscribe("rag.v1.turn.understood", cb=on_msg)
+
+    # before any release: the stage abstains honestly and readiness says why
+    assert (await live.ready())[0] is False
+    await client.publish(turn("Chống chỉ định của metformin?"))
+    _, data = await asyncio.wait_for(received.get(), 10)
+    assert decode(data, TurnCompleted).payload.reason is Reason.CORPUS_NOT_READY
+
+    await client.publish(new_message(CorpusReleaseCompleted, CorpusReleaseResultPayload(
+        release_id="rel-u", status="live", catalog=sample_catalog()), correlation_id="test"))
+    await live.watch(bus)
+    for _ in range(100):
+        if live.catalog is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert live.release_id == "rel-u" and (await live.ready())[0]
+
+    await client.publish(turn("Chống chỉ định của metformin?"))
+    subject, data = await asyncio.wait_for(received.get(), 10)
+    understood = decode(data, TurnUnderstood)
+    assert subject == "rag.v1.turn.understood"
+    assert [d.drug_id for d in understood.payload.frame.drugs] == ["metformin"]
+    assert understood.payload.frame.section_key is SectionKey.CHONG_CHI_DINH
+
+    await client.publish(turn("Zolmitrapin có tác dụng phụ gì?"))
+    subject, data = await asyncio.wait_for(received.get(), 10)
+    done = decode(data, TurnCompleted)
+    assert (done.payload.decision, done.payload.reason) == (Decision.ABSTAIN, Reason.UNKNOWN_DRUG)
+    assert done.payload.frame is not None and done.payload.frame.unknown_drugs == ["zolmitrapin"]
+    await client.stop()
+    await bus.stop()
