@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -116,4 +117,39 @@ class ErrorResponse(BaseModel):
     error: str
     detail: list[dict[str, object]] | str
     trace_id: str | None = None
+    disclaimer: str = DISCLAIMER
+
+
+class HistoryEntry(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    trace_id: str
+    query: str
+    decision: Decision
+    reason: Reason
+    resolved_drug_ids: list[str] = Field(default_factory=list)
+    at: datetime
+
+
+class HistoryResponse(BaseModel):
+    """``GET /v1/rag/history``: a conversation's turns, oldest first (the UI re-runs them, it never replays)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    conversation_id: str
+    turns: list[HistoryEntry] = Field(default_factory=list)
+    disclaimer: str = DISCLAIMER
+
+
+class FeedbackRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    trace_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    helpful: bool
+    comment: str | None = Field(default=None, max_length=2000)
+
+
+class FeedbackAccepted(BaseModel):
+    trace_id: str
+    accepted: bool = True
     disclaimer: str = DISCLAIMER

@@ -8,18 +8,29 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Annotated
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Reason
-from duocthu_contracts.http import ErrorResponse, RagQueryRequest, RagQueryResponse
+from duocthu_contracts.http import (
+    ErrorResponse,
+    FeedbackAccepted,
+    FeedbackRequest,
+    HistoryEntry,
+    HistoryResponse,
+    RagQueryRequest,
+    RagQueryResponse,
+)
 from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload
 from duocthu_gateway import metrics
+from duocthu_gateway.adapters.store import Store, database_url
 from duocthu_gateway.adapters.turns import TurnCorrelator
+from duocthu_gateway.conversations import Conversations
 from duocthu_gateway.domain.responses import abstain, render
 from duocthu_gateway.settings import GatewaySettings
 from duocthu_runtime.bus.connection import Bus
@@ -32,11 +43,16 @@ log = get_logger(__name__)
 _CORRELATION_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 
 
+class StoreUnavailable(RuntimeError):
+    """The history/feedback store cannot be read or written (503 with the reason, never masked)."""
+
+
 @dataclass
 class Gateway:
     settings: GatewaySettings
     bus: Bus
     turns: TurnCorrelator
+    conversations: Conversations
 
     async def readiness(self) -> tuple[bool, dict[str, str]]:
         report: dict[str, str] = {"bus": "connected" if self.bus.connected else "disconnected"}
@@ -61,8 +77,10 @@ class Gateway:
         started = time.perf_counter()
         with span("gateway query", mode=body.response_mode) as current:
             otel_trace_id = trace_id_hex(current)
+            state = await self.conversations.state(body.conversation_id)
             payload = TurnRequestedPayload(
-                query=body.query, conversation_id=body.conversation_id, response_mode=body.response_mode
+                query=body.query, conversation_id=body.conversation_id, response_mode=body.response_mode,
+                history=state.history, last_frame=state.last_frame, clarify_streak=state.clarify_streak,
             )
             turn = new_turn(
                 TurnRequested,
@@ -88,6 +106,7 @@ class Gateway:
                 )
             else:
                 response = render(completed, otel_trace_id=otel_trace_id)
+        await self.conversations.record(response, completed, body.query)
         metrics.REQUEST_LATENCY.labels(response.decision).observe(time.perf_counter() - started)
         metrics.RESPONSES.labels(response.decision, response.reason).inc()
         return response
@@ -96,17 +115,25 @@ class Gateway:
 def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     settings = settings or GatewaySettings()
     bus = Bus(settings, client_name=f"gateway:{settings.instance_id}")
-    gateway = Gateway(settings, bus, TurnCorrelator(bus, settings.instance_id))
+    store = Store(database_url(settings.database_url, str(settings.var_dir)))
+    gateway = Gateway(settings, bus, TurnCorrelator(bus, settings.instance_id),
+                      Conversations(store, settings.history_turns))
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await bus.connect()
         await gateway.turns.start()
+        try:
+            await store.create()
+        except Exception:  # fail open: answers still flow, history and traces are counted as lost
+            log.exception("store_unavailable", url=store.url.split("@")[-1])
         log.info("gateway_started", instance=settings.instance_id)
         try:
             yield
         finally:
             await gateway.turns.stop()
+            with contextlib.suppress(Exception):
+                await store.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(bus.stop(), timeout=5)
 
@@ -130,6 +157,35 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         response.headers["X-Correlation-ID"] = result.correlation_id
         response.headers["X-Trace-ID"] = result.trace_id
         return result
+
+    @app.get("/v1/rag/history", response_model=HistoryResponse)
+    async def history(conversation_id: Annotated[str, Query(pattern=r"^[A-Za-z0-9_-]{1,128}$")],
+                      limit: Annotated[int, Query(ge=1, le=100)] = 20) -> HistoryResponse:
+        try:
+            rows = await store.recent(conversation_id, limit)
+        except Exception as exc:
+            metrics.HISTORY_READ_FAILURES.inc()
+            raise StoreUnavailable(str(type(exc).__name__)) from exc
+        return HistoryResponse(conversation_id=conversation_id, turns=[
+            HistoryEntry(trace_id=r.turn_id, query=r.query, decision=r.decision, reason=r.reason,
+                         resolved_drug_ids=list(r.resolved_drug_ids or []), at=r.created_at) for r in rows])
+
+    @app.post("/v1/rag/feedback", response_model=FeedbackAccepted)
+    async def feedback(body: FeedbackRequest) -> FeedbackAccepted | JSONResponse:
+        try:
+            known = await store.turn(body.trace_id)
+            if known is None:
+                error = ErrorResponse(error="unknown_trace", detail=f"no turn {body.trace_id}", trace_id=body.trace_id)
+                return JSONResponse(error.model_dump(mode="json"), status_code=404)
+            await store.add_feedback(body.trace_id, body.helpful, body.comment)
+        except Exception as exc:
+            raise StoreUnavailable(str(type(exc).__name__)) from exc
+        return FeedbackAccepted(trace_id=body.trace_id)
+
+    @app.exception_handler(StoreUnavailable)
+    async def store_unavailable(_request: Request, exc: StoreUnavailable) -> JSONResponse:
+        body = ErrorResponse(error="store_unavailable", detail=str(exc))
+        return JSONResponse(body.model_dump(mode="json"), status_code=503)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

@@ -13,3 +13,9 @@ REQUEST_LATENCY = Histogram(
 RESPONSES = Counter(
     "duocthu_gateway_responses_total", "Responses by decision and reason", ["decision", "reason"]
 )
+TRACE_WRITE_FAILURES = Counter(
+    "duocthu_gateway_trace_write_failures_total", "Turns answered whose trace/history row could not be written"
+)
+HISTORY_READ_FAILURES = Counter(
+    "duocthu_gateway_history_read_failures_total", "Turns sent without history because the store could not be read"
+)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field
 
 from duocthu_runtime.settings import RuntimeSettings
@@ -17,3 +19,7 @@ class GatewaySettings(RuntimeSettings):
     turn_llm_calls: int = Field(default=8, ge=0, description="LLM calls one turn may spend")
     history_turns: int = Field(default=6, ge=0, description="recent turns sent with a request")
     required_stages: tuple[str, ...] = STAGES
+    var_dir: Path = Field(default=Path("var"), description="state directory (set by `duocthu up`)")
+    database_url: str | None = Field(
+        default=None, description="history/trace store; unset: SQLite at $VAR_DIR/gateway.db (PostgreSQL: "
+        "postgresql+asyncpg://user@host/db)")

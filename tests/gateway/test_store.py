@@ -1,0 +1,66 @@
+"""The gateway store on SQLite and on a real PostgreSQL: history, last frame, clarify streak, feedback."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from duocthu_contracts.frame import DrugRef, QueryFrame, TurnType
+from duocthu_contracts.sections import SectionKey
+from duocthu_gateway.adapters.store import Store, TurnRecord, database_url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return database_url(None, str(tmp_path))
+    url: str = request.getfixturevalue("postgres_url")
+    return url
+
+
+@pytest.fixture
+async def store(store_url: str) -> AsyncIterator[Store]:
+    db = Store(store_url)
+    await db.create()
+    await db.create()  # idempotent
+    yield db
+    await db.close()
+
+
+def record(turn_id: str, conversation: str, decision: str, frame: QueryFrame | None = None) -> TurnRecord:
+    return TurnRecord(turn_id=turn_id, conversation_id=conversation, query=f"q {turn_id}", decision=decision,
+                      reason="verified" if decision == "answerable" else "patient_info_required",
+                      turn_type=frame.turn_type if frame else None, resolved_drug_ids=["metformin"], frame=frame,
+                      evidence_ids=["metformin__chong_chi_dinh__0"], cited_evidence_ids=[], correlation_id="c",
+                      otel_trace_id=None, stage_timings=[{"stage": "verifier", "ms": 1.5}], response={"x": 1})
+
+
+FRAME = QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE, drugs=[DrugRef(drug_id="metformin", drug_name="METFORMIN")],
+                   section_key=SectionKey.CHONG_CHI_DINH)
+
+
+async def test_history_last_frame_and_clarify_streak(store: Store) -> None:
+    await store.record_turn(record("t1", "conv", "answerable", FRAME))
+    await store.record_turn(record("t2", "conv", "clarify"))
+    await store.record_turn(record("t3", "conv", "clarify"))
+    await store.record_turn(record("other", "elsewhere", "answerable"))
+    state = await store.conversation("conv", 6)
+    assert [h.query for h in state.history] == ["q t1", "q t2", "q t3"]
+    assert state.last_frame == FRAME
+    assert state.clarify_streak == 2
+    await store.record_turn(record("t4", "conv", "answerable", FRAME))
+    assert (await store.conversation("conv", 2)).clarify_streak == 0
+    assert [h.query for h in (await store.conversation("conv", 2)).history] == ["q t3", "q t4"]
+    assert (await store.conversation("nobody", 6)).last_frame is None
+
+
+async def test_feedback_and_trace_row(store: Store) -> None:
+    await store.record_turn(record("t9", "conv9", "answerable", FRAME))
+    row = await store.turn("t9")
+    assert row is not None and row.evidence_ids == ["metformin__chong_chi_dinh__0"]
+    assert row.stage_timings == [{"stage": "verifier", "ms": 1.5}]
+    await store.add_feedback("t9", True, "rõ ràng")
+    [fb] = await store.feedback("t9")
+    assert fb.helpful and fb.comment == "rõ ràng"
