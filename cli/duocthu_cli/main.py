@@ -164,6 +164,10 @@ from duocthu_ingest.cli import app as ingest_app  # noqa: E402
 
 app.add_typer(ingest_app, name="ingest")
 
+from duocthu_cli.corpus_cli import app as corpus_app  # noqa: E402
+
+app.add_typer(corpus_app, name="corpus")
+
 from duocthu_cli.eval.cli import app as eval_app  # noqa: E402
 
 app.add_typer(eval_app, name="eval")
