@@ -13,9 +13,9 @@ from duocthu_cli.sample_corpus import (
     SamplePdf,
     corpus_fingerprint,
     ensure_indexed,
-    file_sha256,
     prepare_sample_pdf,
 )
+from duocthu_runtime.hashing import file_sha256
 from tests.fixtures.index import IndexCorpus
 from tests.fixtures.stack import StackFactory
 
