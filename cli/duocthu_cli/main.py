@@ -168,6 +168,10 @@ from duocthu_cli.corpus_cli import app as corpus_app  # noqa: E402
 
 app.add_typer(corpus_app, name="corpus")
 
+from duocthu_cli.bench.cli import app as bench_app  # noqa: E402
+
+app.add_typer(bench_app, name="bench")
+
 from duocthu_cli.eval.cli import app as eval_app  # noqa: E402
 
 app.add_typer(eval_app, name="eval")

@@ -42,3 +42,50 @@ def answers(
                        + "; ".join(turn["failures"]))
     typer.echo(f"report: {out}")
     raise typer.Exit(0 if report["passed"] == report["cases"] else 1)
+
+
+@app.command()
+def parse(
+    pdf: Annotated[Path | None, typer.Option("--pdf", help="default: build the sample formulary into var/eval")] = None,
+    truth: Annotated[Path | None, typer.Option("--truth", help="ground-truth JSON (default: next to the PDF)")] = None,
+    synthetic: Annotated[int, typer.Option("--synthetic", help="also a synthetic book of N monographs (0: no)")] = 0,
+    out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-parse.json"),
+    baseline: Annotated[bool, typer.Option(help="also score pymupdf4llm split on the same headings")] = True,
+) -> None:
+    """Ingest round trip: every section exact vs the typesetter's ground truth, side by side with pymupdf4llm."""
+    from duocthu_corpus.monograph import load_all
+    from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
+    from duocthu_corpus.typeset.synth import synthetic_monographs
+    from duocthu_ingest.evaluation import parse_report
+
+    work = out.parent / "eval"
+    work.mkdir(parents=True, exist_ok=True)
+    books: list[tuple[str, Path]] = []
+    if pdf is None:
+        books.append(("sample", build_sample(work / "sample-formulary.pdf", load_all()).path))
+    else:
+        books.append(("given", pdf))
+    if synthetic:
+        book = build_book(work / "synthetic.pdf", synthetic_monographs(synthetic, seed=1), front_matter=True)
+        write_companions(book)
+        books.append(("synthetic", book.path))
+    reports: dict[str, object] = {}
+    for name, path in books:
+        truth_path = truth if (truth is not None and name == "given") else path.with_name(
+            f"{path.stem}.ground-truth.json")
+        sidecar = path.with_name(f"{path.stem}.transcriptions.json")
+        report = parse_report(path, truth_path, transcriptions=sidecar if sidecar.is_file() else None,
+                              baseline=baseline)
+        reports[name] = report
+        ours = report["duocthu"]
+        assert isinstance(ours, dict)
+        line = (f"{name}: {report['pages']} pages; duocthu sections exact {ours['sections']['exact']}/"
+                f"{ours['sections']['sections']} ({ours['sections']['rate']:.4f}), monographs recall "
+                f"{ours['monographs']['recall']:.3f}, released {ours['released']}, {ours['seconds']} s")
+        base = report.get("pymupdf4llm")
+        if isinstance(base, dict):
+            line += f"; pymupdf4llm exact {base['sections']['exact']}/{base['sections']['sections']} " \
+                    f"({base['sections']['rate']:.4f})"
+        typer.echo(line)
+    out.write_text(json.dumps(reports, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+    typer.echo(f"report: {out}")

@@ -44,7 +44,7 @@ def synthetic_monograph(rng: random.Random, used: set[str], index: int) -> Monog
         dose.append(f"{label}: {rng.randint(1, 50) * 10} mg/lần, {rng.randint(1, 4)} lần/ngày. "
                     + " ".join(_sentences(rng, name, rng.randint(2, 6))))
     if index % 5 == 0:
-        dose.append({"table": {"caption": f"Bảng: điều chỉnh liều {name} theo Clcr (tổng hợp)",
+        dose.append({"table": {"caption": f"Bảng 1. Điều chỉnh liều {name} theo Clcr (tổng hợp)",
                                "header": [[{"text": "Clcr (ml/phút)"}, {"text": "Liều"}]],
                                "rows": [[{"text": "> 50"}, {"text": "100%"}], [{"text": "10 – 50"}, {"text": "50%"}]]}})
     if index % 11 == 0:

@@ -182,17 +182,22 @@ class Writer:
         self.y = bottom + 4
 
     def formula(self, lead: str, numerator: str, denominator: str) -> None:
+        """A 2-D fraction with a real bar beside its lead; set smaller rather than overflow into the gutter."""
         self.need(LEADING * 4)
-        x0, _x1 = self.col()
+        x0, x1 = self.col()
         assert self.page is not None
         self.y += LEADING + 4
         bar_y = self.y + 4
-        lead_w = self.regular.text_length(lead, fontsize=BODY)
-        nx = x0 + lead_w + 8
-        width = max(self.regular.text_length(numerator, fontsize=8), self.regular.text_length(denominator, fontsize=8))
-        self.pending.append((self.column, x0, bar_y + 3, lead, False, BODY))
-        self.pending.append((self.column, nx, bar_y - 2, numerator, False, 8.0))
-        self.pending.append((self.column, nx, bar_y + 10, denominator, False, 8.0))
+        for lead_size, size in ((BODY, 8.0), (8.0, 7.0), (7.0, 6.0)):
+            lead_w = self.regular.text_length(lead, fontsize=lead_size)
+            width = max(self.regular.text_length(numerator, fontsize=size),
+                        self.regular.text_length(denominator, fontsize=size))
+            nx = x0 + lead_w + 6
+            if nx + width <= x1:
+                break
+        self.pending.append((self.column, x0, bar_y + 3, lead, False, lead_size))
+        self.pending.append((self.column, nx, bar_y - 2, numerator, False, size))
+        self.pending.append((self.column, nx, bar_y + 10, denominator, False, size))
         self.page.draw_line((nx, bar_y), (nx + width, bar_y), width=0.6)
         self.y = bar_y + 12
 

