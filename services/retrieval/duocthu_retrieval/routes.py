@@ -27,6 +27,7 @@ from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_runtime.embedding.port import Embedder
 from duocthu_runtime.embedding.sparse import SparseEncoder
 from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime.text.vietnamese import lexical_coverage
 
 log = get_logger(__name__)
 
@@ -139,7 +140,7 @@ class Retriever:
                 vector, sparse, only_indications, limit=self.tuning.route_c_candidates,
                 min_dense_score=self.tuning.route_c_min_dense_score)
             hits = [(h.chunk, h.score) for h in found
-                    if cand.lexical_coverage(condition, h.chunk.text) >= self.tuning.route_c_min_lexical_coverage]
+                    if lexical_coverage(condition, h.chunk.text) >= self.tuning.route_c_min_lexical_coverage]
         grouped = cand.group_by_drug(hits)
         drug_ids = list(dict.fromkeys(c.drug_id for c, _ in grouped))
         meds = frame.patient_context.current_medications

@@ -44,3 +44,16 @@ def syllables(text: str) -> list[str]:
 
 def has_diacritics(text: str) -> bool:
     return fold(text) != nfc(text).lower()
+
+
+def lexical_coverage(phrase: str, text: str) -> float:
+    """Share of ``phrase``'s syllables (diacritics folded) that occur in ``text``.
+
+    How much of a condition a passage names, whatever its punctuation or word
+    order ("trào ngược dạ dày – thực quản" vs "trào ngược dạ dày thực quản").
+    """
+    words = [fold(w) for w in syllables(phrase) if len(w) > 1]
+    if not words:
+        return 0.0
+    haystack = {fold(w) for w in syllables(text)}
+    return sum(1 for w in words if w in haystack) / len(words)

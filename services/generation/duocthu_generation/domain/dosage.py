@@ -70,6 +70,11 @@ def label_of(p: Paragraph) -> str | None:
     return p.label or p.population
 
 
+def scope_of(p: Paragraph) -> str:
+    """Everything that labels a paragraph: the population scope it sits under and its own label."""
+    return " ".join(x for x in (p.population, p.label) if x)
+
+
 def matches(label: str, frame: QueryFrame) -> bool:
     found = bands(label)
     folded = fold(label)
@@ -103,7 +108,12 @@ def select(paras: Sequence[Paragraph], frame: QueryFrame) -> list[Paragraph]:
     """The dose paragraphs for the frame's population/age/weight (and route, when given)."""
     labelled = [p for p in paras if not p.label_only and label_of(p)]
     routed = [p for p in labelled if wants_route(p, frame)] or labelled
-    return [p for p in routed if matches(label_of(p) or "", frame)]
+    chosen = [p for p in routed if matches(scope_of(p), frame)]
+    if not chosen and frame.population and not any(
+            fold(word) in fold(scope_of(p)) for p in labelled for word in POPULATIONS):
+        # the section prints no population labels at all: its doses are the general (adult) ones
+        return [p for p in paras if not p.label_only]
+    return chosen
 
 
 def population_known(frame: QueryFrame) -> bool:

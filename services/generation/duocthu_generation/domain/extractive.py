@@ -16,11 +16,13 @@ from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.sections import SectionKey
 from duocthu_generation.domain import dosage
 from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_runtime.text.vietnamese import fold, lexical_coverage
 
 PROVIDER = "extractive"
 MAX_SENTENCES = {"short": 3, "normal": 8, "full": 40}
 CLARIFY_POPULATION = "Bạn cần liều cho đối tượng nào?"
+#: A candidate's indication sentence must name most of the condition's words (retrieval's floor, seen again here).
+MIN_COVERAGE = 0.67
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,9 @@ def _candidate_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[
         if block.drug_id not in allowed or p.label_only:
             continue
         if block.section_key is SectionKey.CHI_DINH:
-            hit = [s for s in sentences(p.text) if condition and condition in fold(s)]
+            scored = sorted(((lexical_coverage(request.frame.condition or "", s), s) for s in sentences(p.text)),
+                            key=lambda x: -x[0])
+            hit = [s for score, s in scored if condition and (condition in fold(s) or score >= MIN_COVERAGE)][:1]
             if hit and not any(c.drug_id == block.drug_id and c.citations == [p.evidence_index] for c in out):
                 out.append(Claim(text=hit[0], citations=[p.evidence_index], drug_id=block.drug_id))
     terms: dict[str, set[str]] = {}

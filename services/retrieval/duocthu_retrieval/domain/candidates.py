@@ -16,7 +16,7 @@ from duocthu_contracts.corpus import ChunkRecord
 from duocthu_contracts.evidence import CandidateAssessment, CandidateStatus, SafetyAspect, SafetyFinding
 from duocthu_contracts.frame import PatientContext
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.text.vietnamese import fold, syllables
+from duocthu_runtime.text.vietnamese import fold
 
 MAX_DRUGS = 8
 MAX_CHUNKS_PER_DRUG = 2
@@ -24,20 +24,6 @@ STAGE2_CANDIDATES = 2
 
 
 MIN_LEXICAL_COVERAGE = 0.67
-
-
-def lexical_coverage(condition: str, text: str) -> float:
-    """Share of the condition's syllables (diacritics folded) that occur in ``text``.
-
-    The floor on the semantic fallback of route C: a dense model scores any
-    indication text of a formulary close to any disease name, so a candidate
-    must also share most of the condition's words.
-    """
-    words = [fold(w) for w in syllables(condition) if len(w) > 1]
-    if not words:
-        return 0.0
-    haystack = {fold(w) for w in syllables(text)}
-    return sum(1 for w in words if w in haystack) / len(words)
 
 
 def group_by_drug(hits: Iterable[tuple[ChunkRecord, float | None]], *, max_drugs: int = MAX_DRUGS,

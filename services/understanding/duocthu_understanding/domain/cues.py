@@ -51,7 +51,7 @@ SECTION_CUES: tuple[tuple[re.Pattern[str], SectionKey], ...] = (
 INTERACTION = _c(r"\btuong tac\b|\bdung (chung|cung)( voi)?\b|\buong (chung|cung)( voi)?\b|\bphoi hop\b|\bket hop\b")
 DOSE = _c(r"\blieu\b|\bbao nhieu (mg|vien|lan|ml)\b|\bmay (vien|lan)\b|\buong may\b|\bmg/kg\b|\bdung the nao\b")
 DOSE_CALC = _c(r"\btinh (lieu|giup|toan)\b|\bquy doi\b|\bdoi (ra|sang) (mg|ml)\b")
-PEDIATRIC = _c(r"\btre (em|nho|so sinh)\b|\btre\b|\bcho (be|con|tre)\b|\bbe\b|\bem be\b|\bnhi\b|\bchau\b")
+PEDIATRIC = _c(r"\btre (em|nho|so sinh)\b|\btre\b|\bcho (be|con|tre)\b|\bbe\b|\bem be\b|\bchau\b")
 ELDERLY = _c(r"\bnguoi (cao tuoi|gia)\b|\bcu ong\b|\bcu ba\b")
 ADULT = _c(r"\bnguoi lon\b")
 RENAL = _c(r"\bsuy than\b|\bbenh than\b|\bclcr\b|\bcrcl\b|\bdo thanh thai\b")
@@ -75,7 +75,15 @@ RELATIONS: tuple[tuple[re.Pattern[str], ConditionRelation], ...] = (
 REVERSE_RELATION = _c(r"\bthuoc (nao|gi)\b.*\b(gay (ra )?|lam tang nguy co|dan den|co the gay)\b|"
                       r"\bnhung thuoc (nao|gi) (co the )?gay\b")
 CONDITION_TO_DRUG = _c(
-    r"\b(thuoc (nao|gi)|dung (thuoc )?gi|uong (thuoc )?gi|nen dung gi|co thuoc nao|nhung thuoc nao|lua chon thuoc)\b")
+    r"\b(thuoc (nao|gi)|dung (thuoc )?gi|uong (thuoc )?gi|nen dung gi|co thuoc nao|nhung thuoc nao|lua chon thuoc|"
+    r"thuoc (tri|dieu tri|chua|dung cho|dung trong|chi dinh cho))\b")
+#: The words around a condition in "X dùng thuốc gì?" / "Thuốc trị X?" — removed to leave the condition.
+CONDITION_FRAME_WORDS = _c(
+    r"\b(thi |nen )?(dung|uong|su dung) (nhung )?thuoc (nao|gi)\b|\b(nhung |co )?thuoc (nao|gi)( duoc)?"
+    r"( (dung|chi dinh|dieu tri|tri|chua))?( (cho|trong|de))?\b|\bthuoc (tri|dieu tri|chua|dung cho|dung trong|"
+    r"chi dinh cho)\b|\b(dieu tri|chua|tri)\b|\b(dung|chi dinh) (cho|trong|de)\b|\b(de )?kiem soat\b|\bnen\b")
+CONDITION_LEAD = _c(r"^(benh nhan|nguoi benh|nguoi bi|nguoi|bi|mac|khi bi|truong hop)\s+")
+CONDITION_CUT = _c(r"\s+(co|kem|kem theo|dang|va co)\s+|\s*,")
 CONDITION_PHRASE = _c(
     r"\b(?:dieu tri|chua|tri|dung cho|dung trong|cho nguoi bi|cho benh nhan|khi bi|bi|de tri|danh cho)\s+"
     r"(?P<condition>[a-z0-9 ,/-]+?)\s*(?:\?|$|\.|\bthi\b|\bo nguoi\b|\bo tre\b|\bcho nguoi\b|\bkhi\b|\bneu\b|"

@@ -73,10 +73,35 @@ def _condition(question: str, folded: str, drugs: Sequence[Match]) -> str | None
     start, end = m.span("condition")
     typed = question[start:end].strip(" ,.-")
     words = [w for w in typed.split() if fold(w) not in {"thuoc", "benh", "nguoi"}]
+    while words and fold(words[-1]) in {"dung", "thi", "nen", "uong", "su", "co"}:
+        words.pop()
     typed = " ".join(words)
     for match in drugs:  # a drug's name is not a condition
         typed = typed.replace(match.ref.matched_text, "").strip()
     return typed or None
+
+
+def _condition_to_look_up(question: str, folded: str) -> str | None:
+    """The condition of "X dùng thuốc gì?" / "Thuốc trị X?": the question without its asking words.
+
+    Only the first clause is kept ("đái tháo đường typ 2 có suy thận, …" → "đái tháo đường typ 2"): the rest
+    is patient context, read separately.
+    """
+    keep = [True] * len(folded)
+    for m in cues.CONDITION_FRAME_WORDS.finditer(folded):
+        keep[m.start():m.end()] = [False] * (m.end() - m.start())
+    typed = "".join(ch if k else " " for ch, k in zip(question, keep, strict=True))
+    flat = "".join(ch if k else " " for ch, k in zip(folded, keep, strict=True))
+    typed, flat = typed.strip(" ?.!:"), flat.strip(" ?.!:")
+    typed, flat = normalize_whitespace(typed), normalize_whitespace(flat)
+    if cut := cues.CONDITION_CUT.search(flat):
+        typed, flat = typed[:cut.start()], flat[:cut.start()]
+    while lead := cues.CONDITION_LEAD.match(flat):
+        typed, flat = typed[lead.end():], flat[lead.end():]
+    typed = typed.strip(" ,.-?")
+    if cues.PEDIATRIC.fullmatch(fold(typed)) or cues.ELDERLY.fullmatch(fold(typed)):
+        return None  # a population, not a condition
+    return typed if len(typed) >= 3 else None
 
 
 def _relation(folded: str) -> ConditionRelation | None:
@@ -105,8 +130,9 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
     matches, unknown = matcher.find(text)
     med_span = patient.medication_span(text)
     current = [m for m in matches if med_span and med_span[0] <= _char_start(text, m) < med_span[1]]
-    asked = [m for m in matches if m not in current]
     context = patient.extract(text, [m.ref for m in current])
+    allergic = [m for m in matches if any(fold(m.ref.matched_text) in fold(a) for a in context.allergies)]
+    asked = [m for m in matches if m not in current and m not in allergic]
     # an allergen or a medication the patient takes is context, not the drug asked about
     allergens = {fold(w) for a in context.allergies for w in a.split()}
     in_meds = [w for w in unknown if med_span and fold(w) in folded[med_span[0]:med_span[1]]]
@@ -147,12 +173,16 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
         depends_on_previous_turn=depends,
     )
 
-    if unknown and not drugs:
+    if unknown and not cues.CONDITION_TO_DRUG.search(folded):  # never answer half of a question about a name
         return _end(frame, Decision.ABSTAIN, Reason.UNKNOWN_DRUG, ", ".join(unknown))
+    if not drugs and cues.FOLLOW_UP.search(folded) and not cues.CONDITION_TO_DRUG.search(folded):
+        return _clarify(frame, conversation, Reason.DRUG_REQUIRED, "Bạn muốn hỏi về thuốc nào?", [])
     if not drugs:
-        if cues.CONDITION_TO_DRUG.search(folded) or (_relation(folded) is ConditionRelation.TREATS
-                                                      and section in (None, SectionKey.CHI_DINH)):
+        asks_for_drugs = bool(cues.CONDITION_TO_DRUG.search(folded))
+        if asks_for_drugs or (_relation(folded) is ConditionRelation.TREATS
+                              and section in (None, SectionKey.CHI_DINH)):
             condition = _condition(text, folded, matches)
+            condition = condition or _condition_to_look_up(text, folded)
             if condition:
                 return Outcome(frame.model_copy(update={
                     "turn_type": TurnType.CONDITION_TO_DRUG, "condition": condition,
@@ -161,6 +191,14 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
             return _clarify(frame, conversation, Reason.DRUG_REQUIRED, "Bạn muốn hỏi về thuốc nào?", [])
         return _end(frame, Decision.ABSTAIN, Reason.OUT_OF_SCOPE)
 
+    meds = [d for d in context.current_medications if all(d.drug_id != x.drug_id for x in drugs)]
+    if meds and section in (None, SectionKey.TUONG_TAC_THUOC) and not cues.CONDITION_TO_DRUG.search(folded):
+        # "đang uống clopidogrel …, dùng omeprazol được không?" asks about the pair
+        return Outcome(frame.model_copy(update={"turn_type": TurnType.INTERACTION, "drugs": [drugs[0], meds[0]],
+                                                "section_key": SectionKey.TUONG_TAC_THUOC}))
+    if context.allergies and section is None:
+        section = SectionKey.CHONG_CHI_DINH
+        frame = frame.model_copy(update={"section_key": section})
     if len(drugs) >= 2 and (cues.INTERACTION.search(folded) or section is SectionKey.TUONG_TAC_THUOC):
         return Outcome(frame.model_copy(update={"turn_type": TurnType.INTERACTION,
                                                 "section_key": SectionKey.TUONG_TAC_THUOC}))

@@ -26,7 +26,7 @@ _VI_SYLLABLE = re.compile(
 #: Non-Vietnamese words that are not drug names (units, lab names, common loanwords).
 _NOT_DRUGS = frozenset({
     "mg", "ml", "kg", "mcg", "crcl", "clcr", "egfr", "gfr", "creatinin", "alt", "ast", "inr", "atc", "adr", "ok",
-    "vitamin", "insulin", "covid", "virus", "hiv", "pdf", "sars", "nsaid", "nsaids", "test", "please", "prompt",
+    "vitamin", "covid", "virus", "hiv", "pdf", "sars", "nsaid", "nsaids", "test", "please", "prompt",
     "system", "ignore", "instructions", "previous", "child", "pugh", "aspirin", "gout", "gut", "stress", "online",
     "shop", "ship", "zalo", "facebook", "google", "chatgpt", "bot", "hello", "hi", "thanks", "thank", "you",
     "the", "and", "for", "what", "dose", "drug", "tablet", "iv", "im", "sc", "po", "http", "https", "www", "com",
@@ -40,8 +40,8 @@ def syllable_words(text: str) -> list[str]:
 
 def looks_foreign(word: str) -> bool:
     """A word that is not a Vietnamese syllable, a number or a known non-drug (a candidate drug name)."""
-    folded = fold(word)
-    if len(folded) < 5 or not folded.isalpha() or folded in _NOT_DRUGS:
+    folded = fold(word).replace("-", "")
+    if len(folded) < 6 or not folded.isalpha() or folded in _NOT_DRUGS:
         return False
     return not _VI_SYLLABLE.match(folded)
 
@@ -62,7 +62,7 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 
 
 def typo_limit(word: str) -> int:
-    return 0 if len(word) < 5 else 1 if len(word) < 8 else 2
+    return 0 if len(word) < 5 else 1 if len(word) < 9 else 2
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,9 @@ class DrugMatcher:
         limit = typo_limit(word)
         if limit == 0:
             return None
-        scored = sorted(((edit_distance(word, key, limit), key) for key in self._single), key=lambda x: x[0])
+        # a typo changes a few letters; a longer or shorter word is another name ("paracetamolix")
+        scored = sorted(((edit_distance(word, key, limit), key) for key in self._single
+                         if abs(len(key) - len(word)) <= 1), key=lambda x: x[0])
         best = [key for d, key in scored if d <= limit and d == scored[0][0]] if scored else []
         if len({self._single[k].drug_id for k in best}) != 1:
             return None  # none, or a tie between two drugs: never guess

@@ -20,10 +20,10 @@ _EGFR = re.compile(rf"\b(egfr|mlct|muc loc cau than)\s*(la|=|:|khoang)?\s*{_NUM}
 _CREAT = re.compile(rf"\b(creatinin( huyet thanh| mau)?)\s*(la|=|:|khoang)?\s*{_NUM}\s*(umol/l|µmol/l|mg/dl)?")
 _CHILD_PUGH = re.compile(r"\bchild[- ]?pugh\s*(?:nhom|do|class)?\s*([abc])\b")
 _LIVER_LAB = re.compile(rf"\b(alt|ast|bilirubin)\s*(la|=|:)?\s*{_NUM}")
-_ALLERGY = re.compile(r"\bdi ung (voi )?(?P<what>[a-z0-9 -]+?)(?:\s*(?:,|\.|\?|$|\bva\b|\bdang\b|\bbi\b|\bthi\b))")
+_ALLERGY = re.compile(r"\bdi ung (voi )?(?P<what>[a-z0-9 -]+?)(?:\s*(?:,|\.|\?|$|\bva\b|\bdang\b|\bbi\b|\bthi\b|\bdung\b|\buong\b|\bco\b|\bduoc\b|\bnen\b))")
 _CONDITION = re.compile(r"\b(?:bi|mac|co tien su|tien su|benh nen( la)?|co benh)\s+(?P<what>[a-z0-9 -]+?)"
                         r"(?:\s*(?:,|\.|\?|$|\bva\b|\bdang\b|\bthi\b|\bco\b|\bnen\b|\bduoc\b|\buong\b|\bdung\b))")
-_MEDS_CLAUSE = re.compile(r"\b(dang (dung|uong|su dung|dieu tri bang)|dung kem|uong kem)\b(?P<rest>[^.?;]*)")
+_MEDS_CLAUSE = re.compile(r"\b(dang (dung|uong|su dung|dieu tri bang)|dung kem|uong kem)\b(?P<rest>[^.?;,]*)")
 
 
 def _num(text: str) -> float:
