@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -20,14 +19,10 @@ from duocthu_cli.bench.load import run_load
 from duocthu_cli.bench.naive import NaiveRag, contains_section, foreign_numbers, share
 from duocthu_cli.bench.questions import BenchQuestion, route_a_questions
 from duocthu_cli.bench.stats import summary_ms
+from duocthu_cli.sample_index import SampleIndex, build_sample_index
 from duocthu_contracts.messages import TurnCompleted
-from duocthu_ingest.pipeline import IngestRequest, run_ingest
-from duocthu_ingest.publishing import batch_messages, embed_chunks
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
-from duocthu_retrieval.indexing import Indexer
-from duocthu_retrieval.routes import Retriever
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.factory import make_embedder, make_sparse_encoder, space_identity
+from duocthu_runtime.embedding.factory import make_embedder
 
 
 def _section_texts(truth_path: Path) -> dict[tuple[str, str], str]:
@@ -40,24 +35,12 @@ def _ours_hit(done: TurnCompleted, q: BenchQuestion) -> bool:
 
 
 async def _inprocess(pdf: Path, var_dir: Path, questions_limit: int) -> tuple[InProcessPipeline, list[BenchQuestion],
-                                                                              QdrantIndex]:
-    sidecar = pdf.with_name(f"{pdf.stem}.transcriptions.json")
-    result = run_ingest(IngestRequest(pdf=pdf, transcriptions=sidecar if sidecar.is_file() else None))
-    settings = RetrievalSettings(var_dir=var_dir, qdrant_path=Path(tempfile.mkdtemp(prefix="bench-qdrant-")))
-    embedder = make_embedder(settings)
-    sparse = make_sparse_encoder()
-    embedded = embed_chunks(result.chunks, embedder, sparse)
-    index = QdrantIndex.open(settings)
-    messages = batch_messages(embedded, catalog=result.catalog, model=space_identity(embedder, sparse),
-                              release_id="bench", job_id="bench", part_index=0, part_count=1,
-                              corpus_sha256=result.corpus_sha256, source_sha256=result.source_sha256,
-                              max_bytes=4_000_000, correlation_id="bench", causation_id=None)
-    indexer = Indexer(index)
-    for message in messages:
-        await indexer.apply(message)
-    drugs = [(e.drug_id, e.drug_name, {k.value for k in e.section_keys}) for e in result.catalog.entries]
+                                                                              SampleIndex]:
+    built = await build_sample_index(pdf, var_dir)
+    catalog = built.result.catalog
+    drugs = [(e.drug_id, e.drug_name, {k.value for k in e.section_keys}) for e in catalog.entries]
     questions = route_a_questions(drugs)[:questions_limit]
-    return InProcessPipeline(result.catalog, Retriever(index, embedder, sparse)), questions, index
+    return InProcessPipeline(catalog, built.retriever), questions, built
 
 
 def run_query_bench(url: str, pdf: Path, truth: Path, var_dir: Path, *, concurrency: int, requests: int,

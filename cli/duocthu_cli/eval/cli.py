@@ -89,3 +89,42 @@ def parse(
         typer.echo(line)
     out.write_text(json.dumps(reports, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     typer.echo(f"report: {out}")
+
+
+@app.command()
+def routing(
+    pdf: Annotated[Path | None, typer.Option("--pdf", help="default: build the sample formulary into var/eval")] = None,
+    var_dir: Annotated[Path, typer.Option("--var-dir", help="embedding cache location")] = Path("var"),
+    out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-routing.json"),
+) -> None:
+    """hit@1/3/5 of dense, sparse, hybrid search and the section router on generated and hand-written questions."""
+    import asyncio
+
+    from duocthu_cli.eval.routing import METHODS, evaluate, generated_questions, hand_written
+    from duocthu_cli.sample_index import build_sample_index
+    from duocthu_corpus.monograph import load_all
+    from duocthu_corpus.typeset.book import build_sample
+
+    if pdf is None:
+        work = out.parent / "eval"
+        work.mkdir(parents=True, exist_ok=True)
+        pdf = build_sample(work / "sample-formulary.pdf", load_all()).path
+
+    async def main() -> dict[str, dict[str, dict[str, float]]]:
+        built = await build_sample_index(pdf, var_dir)
+        try:
+            questions = generated_questions(built.result.catalog) + hand_written()
+            return await evaluate(built, questions)
+        finally:
+            await built.close()
+
+    report = asyncio.run(main())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    for kind in ("generated", "hand-written"):
+        n = int(report["router"][kind]["n"])
+        typer.echo(f"{kind} questions ({n}):   hit@1   hit@3   hit@5")
+        for method in METHODS:
+            r = report[method][kind]
+            typer.echo(f"  {method:<8} {r['hit@1']:7.3f} {r['hit@3']:7.3f} {r['hit@5']:7.3f}")
+    typer.echo(f"report: {out}")
