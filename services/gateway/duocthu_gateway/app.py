@@ -8,6 +8,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 from fastapi import FastAPI, Query, Request, Response
@@ -28,8 +29,10 @@ from duocthu_contracts.http import (
 )
 from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload
 from duocthu_gateway import metrics
+from duocthu_gateway.adapters.crops import CropRenderer
 from duocthu_gateway.adapters.store import Store, database_url
 from duocthu_gateway.adapters.turns import TurnCorrelator
+from duocthu_gateway.api import browse, web
 from duocthu_gateway.conversations import Conversations
 from duocthu_gateway.domain.responses import abstain, render
 from duocthu_gateway.settings import GatewaySettings
@@ -139,6 +142,10 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
 
     app = FastAPI(title="duocthu gateway", version="0.1.0", lifespan=lifespan)
     app.state.gateway = gateway
+    app.state.crops = CropRenderer(settings.source_pdf or Path(settings.var_dir) / "sample-formulary.pdf",
+                                   Path(settings.var_dir) / "crops")
+    app.include_router(browse.router)
+    app.include_router(web.router)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

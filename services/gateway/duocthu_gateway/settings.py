@@ -20,6 +20,8 @@ class GatewaySettings(RuntimeSettings):
     history_turns: int = Field(default=6, ge=0, description="recent turns sent with a request")
     required_stages: tuple[str, ...] = STAGES
     var_dir: Path = Field(default=Path("var"), description="state directory (set by `duocthu up`)")
+    source_pdf: Path | None = Field(default=None, description="PDF the crops are cut from (default: "
+                                    "$VAR_DIR/sample-formulary.pdf)")
     database_url: str | None = Field(
         default=None, description="history/trace store; unset: SQLite at $VAR_DIR/gateway.db (PostgreSQL: "
         "postgresql+asyncpg://user@host/db)")

@@ -65,8 +65,11 @@ class GenerationHandler:
             return self._abstain(ctx, Reason.PROVIDER_UNAVAILABLE, f"{type(exc).__name__}: {exc}", budget, common)
         metrics.DRAFTS.labels(draft.provider, "drafted" if draft.claims else "no_claims").inc()
         if draft.clarifying_question:
-            return [ctx.complete(Decision.CLARIFY, Reason.GENERATOR_CLARIFY if draft.generated
-                                 else Reason.POPULATION_REQUIRED, answer=draft.clarifying_question,
+            reason = Reason.GENERATOR_CLARIFY if draft.generated else Reason.POPULATION_REQUIRED
+            # the frame remembers the open question, so the reply ("Người lớn") continues this turn's question
+            common["frame"] = payload.frame.model_copy(update={
+                "needs_clarify": True, "clarify_reason": reason.value, "quick_replies": draft.quick_replies[:4]})
+            return [ctx.complete(Decision.CLARIFY, reason, answer=draft.clarifying_question,
                                  quick_replies=draft.quick_replies[:4], llm_calls_used=budget.calls_used, **common)]
         if not draft.evidence_sufficient or not draft.claims:
             return self._abstain(ctx, Reason.EVIDENCE_INSUFFICIENT, "the writer found nothing to claim", budget,

@@ -20,11 +20,18 @@ from duocthu_contracts.messages import TurnCompleted
 from duocthu_gateway.domain.reasons import REASON_MESSAGES
 
 
+def crop_url(page: int, bbox: tuple[float, float, float, float]) -> str:
+    """Where the gateway serves the page region (``/v1/rag/crop``), for the evidence panel and VERIFY_PDF."""
+    x0, y0, x1, y1 = bbox
+    return f"/v1/rag/crop?page={page}&x0={x0:.1f}&y0={y0:.1f}&x1={x1:.1f}&y1={y1:.1f}"
+
+
 def citation(index: int, ev: Evidence) -> Citation:
     refs = ev.source_refs
     first, last = refs[0], refs[-1]
     regions = [
-        CitationRegion(physical_page=r.physical_page, printed_page=r.printed_page_range[0], bbox=r.bbox)
+        CitationRegion(physical_page=r.physical_page, printed_page=r.printed_page_range[0], bbox=r.bbox,
+                       crop_url=crop_url(r.physical_page, r.bbox))
         for r in refs
         if r.bbox is not None and r.physical_page is not None
     ]
@@ -42,7 +49,7 @@ def citation(index: int, ev: Evidence) -> Citation:
         attachments=[
             CitationAttachment(
                 block_id=a.block_id, kind=a.kind, physical_page=a.physical_page,
-                printed_page=a.printed_page, bbox=a.bbox,
+                printed_page=a.printed_page, bbox=a.bbox, crop_url=crop_url(a.physical_page, a.bbox),
             )
             for a in ev.attachments
         ],

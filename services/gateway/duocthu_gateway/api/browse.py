@@ -1,0 +1,83 @@
+"""Monograph mode and crops: ``/v1/rag/drugs``, ``/v1/rag/sections``, ``/v1/rag/section-text``, ``/v1/rag/crop``.
+
+Monograph text comes from a retrieval replica over NATS request/reply (the
+only process that opens the index); errors carry their reason, never masked.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from duocthu_contracts import subjects as s
+from duocthu_contracts.http import ErrorResponse
+from duocthu_contracts.rpc import (
+    DrugListReply,
+    DrugListRequest,
+    SectionListReply,
+    SectionListRequest,
+    SectionTextReply,
+    SectionTextRequest,
+)
+from duocthu_contracts.sections import SectionKey
+from duocthu_gateway.adapters.crops import CropError, CropRenderer
+from duocthu_runtime.bus.connection import Bus
+
+router = APIRouter()
+DRUG_ID = r"^[a-z0-9_]{1,80}$"
+
+
+def _error(status: int, error: str, detail: str) -> JSONResponse:
+    return JSONResponse(ErrorResponse(error=error, detail=detail).model_dump(mode="json"), status_code=status)
+
+
+async def _ask(request: Request, subject: str, body: BaseModel) -> bytes | JSONResponse:
+    bus: Bus = request.app.state.gateway.bus
+    try:
+        reply = await bus.broker.request(body.model_dump_json().encode(), subject, timeout=5.0)
+    except Exception as exc:
+        return _error(503, "retrieval_unavailable", f"no retrieval replica answered: {type(exc).__name__}")
+    return bytes(reply.body)
+
+
+def _reply(raw: bytes | JSONResponse, model: type[DrugListReply | SectionListReply | SectionTextReply]
+           ) -> JSONResponse:
+    if isinstance(raw, JSONResponse):
+        return raw
+    reply = model.model_validate_json(raw)
+    if reply.error:
+        status = 404 if reply.error.startswith("no ") else 503
+        return _error(status, "not_found" if status == 404 else "retrieval_unavailable", reply.error)
+    return JSONResponse(reply.model_dump(mode="json"))
+
+
+@router.get("/v1/rag/drugs")
+async def drugs(request: Request) -> JSONResponse:
+    return _reply(await _ask(request, s.RPC_DRUGS, DrugListRequest()), DrugListReply)
+
+
+@router.get("/v1/rag/sections")
+async def sections(request: Request, drug_id: Annotated[str, Query(pattern=DRUG_ID)]) -> JSONResponse:
+    return _reply(await _ask(request, s.RPC_SECTIONS, SectionListRequest(drug_id=drug_id)), SectionListReply)
+
+
+@router.get("/v1/rag/section-text")
+async def section_text(request: Request, drug_id: Annotated[str, Query(pattern=DRUG_ID)],
+                       section_key: SectionKey) -> JSONResponse:
+    body = SectionTextRequest(drug_id=drug_id, section_key=section_key)
+    return _reply(await _ask(request, s.RPC_SECTION_TEXT, body), SectionTextReply)
+
+
+@router.get("/v1/rag/crop", response_model=None)
+async def crop(request: Request, *, page: Annotated[int, Query(ge=0)], x0: float, y0: float, x1: float,
+               y1: float) -> Response:
+    renderer: CropRenderer = request.app.state.crops
+    try:
+        png, cached = renderer.render(page, (x0, y0, x1, y1))
+    except CropError as exc:
+        return _error(404 if "not found" in str(exc) else 422, "bad_region", str(exc))
+    return Response(png, media_type="image/png",
+                    headers={"Cache-Control": "public, max-age=86400", "X-Crop-Cache": "hit" if cached else "miss"})

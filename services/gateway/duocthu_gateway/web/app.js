@@ -1,0 +1,178 @@
+// duocthu web page: renders only verified answers (claims arrive after the verifier), never a draft.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const DISCLAIMER_FALLBACK = "Bản mẫu minh họa, không dùng cho lâm sàng.";
+let reasons = {};
+let lastAnswer = null;
+
+function conversationId() {
+  let id = localStorage.getItem("duocthu.conversation");
+  if (!id) {
+    id = "web-" + Math.random().toString(36).slice(2, 12);
+    localStorage.setItem("duocthu.conversation", id);
+  }
+  return id;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "onclick") node.addEventListener("click", v); else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function pages(range) { return range[0] === range[1] ? `tr. ${range[0]}` : `tr. ${range[0]}–${range[1]}`; }
+
+function openEvidence(citation) {
+  $("evidence").hidden = false;
+  document.querySelector("main").classList.add("with-evidence");
+  $("evidence-title").textContent = `[${citation.index}] ${citation.drug_name} — ${citation.section_title}`;
+  $("evidence-meta").textContent = `Trang in ${pages(citation.printed_page_range)} · ${citation.chunk_id}`;
+  $("evidence-text").textContent = citation.text;
+  const crops = $("evidence-crops");
+  crops.replaceChildren();
+  for (const region of [...citation.attachments, ...citation.regions]) {
+    if (region.crop_url) crops.append(el("img", {src: region.crop_url, alt: `Ảnh trang ${region.printed_page}`}));
+  }
+}
+
+function chip(citations, index) {
+  const c = citations.find((x) => x.index === index);
+  return el("button", {class: "chip", type: "button", onclick: () => c && openEvidence(c)}, `[${index}]`);
+}
+
+function renderAnswer(body) {
+  const out = $("result");
+  out.replaceChildren();
+  lastAnswer = body;
+  const reasonText = body.reason_message || reasons[body.reason] || body.reason;
+  if (body.decision === "answerable") {
+    const blocks = body.blocks && body.blocks.length ? body.blocks
+      : [{title: "", kind: "fact_list", claim_indices: body.claims.map((_, i) => i)}];
+    for (const block of blocks) {
+      const box = el("div", {class: `block ${block.kind}`});
+      if (block.title) box.append(el("h3", {}, block.title));
+      for (const i of block.claim_indices) {
+        const claim = body.claims[i];
+        const p = el("p", {class: "claim"}, claim.text);
+        for (const n of claim.citations) p.append(chip(body.citations, n));
+        box.append(p);
+      }
+      out.append(box);
+    }
+  } else if (body.decision === "verify_pdf") {
+    const box = el("div", {class: "verify-pdf"}, el("strong", {}, "Cần đối chiếu PDF: "), reasonText);
+    for (const c of body.citations) {
+      for (const region of [...c.attachments, ...c.regions]) {
+        if (region.crop_url) box.append(el("img", {src: region.crop_url, alt: `Ảnh trang ${region.printed_page}`}));
+      }
+      box.append(chip(body.citations, c.index));
+    }
+    out.append(box);
+  } else if (body.decision === "clarify") {
+    out.append(el("p", {}, body.answer || reasonText));
+    const replies = el("div", {class: "quick-replies"});
+    for (const r of body.quick_replies) replies.append(el("button", {type: "button", onclick: () => ask(r)}, r));
+    out.append(replies);
+  } else {
+    out.append(el("div", {class: "abstain"}, el("strong", {}, "Không trả lời: "), reasonText));
+  }
+  const fb = el("div", {class: "feedback"}, "Câu trả lời có hữu ích không?",
+    el("button", {type: "button", onclick: () => feedback(body.trace_id, true)}, "Có"),
+    el("button", {type: "button", onclick: () => feedback(body.trace_id, false)}, "Không"));
+  out.append(fb);
+  $("disclaimer").textContent = body.disclaimer || DISCLAIMER_FALLBACK;
+}
+
+async function feedback(traceId, helpful) {
+  const r = await fetch("/v1/rag/feedback", {method: "POST", headers: {"Content-Type": "application/json"},
+                                            body: JSON.stringify({trace_id: traceId, helpful})});
+  $("status").textContent = r.ok ? "Đã ghi nhận phản hồi. Cảm ơn bạn!" : "Không ghi được phản hồi.";
+}
+
+async function ask(query) {
+  $("query").value = query;
+  $("status").textContent = "Đang xử lý: hiểu câu hỏi → truy xuất → soạn → kiểm chứng…";
+  $("ask").disabled = true;
+  try {
+    const r = await fetch("/v1/rag/query", {method: "POST", headers: {"Content-Type": "application/json"},
+                                           body: JSON.stringify({query, conversation_id: conversationId()})});
+    const body = await r.json();
+    if (!r.ok) {
+      $("result").replaceChildren(el("div", {class: "abstain"}, `Lỗi ${r.status}: ${body.error} (${body.trace_id || ""})`));
+    } else {
+      renderAnswer(body);
+    }
+    $("status").textContent = "";
+    loadHistory();
+  } catch (e) {
+    $("status").textContent = "Không kết nối được máy chủ.";
+  } finally {
+    $("ask").disabled = false;
+  }
+}
+
+async function loadHistory() {
+  const r = await fetch(`/v1/rag/history?conversation_id=${encodeURIComponent(conversationId())}`);
+  if (!r.ok) return;
+  const body = await r.json();
+  const list = $("history-list");
+  list.replaceChildren();
+  for (const t of body.turns) {
+    list.append(el("li", {}, el("button", {type: "button", title: "Hỏi lại", onclick: () => ask(t.query)}, t.query)));
+  }
+}
+
+async function loadDrugs() {
+  const r = await fetch("/v1/rag/drugs");
+  if (!r.ok) return;
+  const body = await r.json();
+  for (const d of body.drugs) $("drug-select").append(el("option", {value: d.drug_id}, d.drug_name));
+}
+
+async function loadSections(drugId) {
+  const select = $("section-select");
+  select.replaceChildren(el("option", {value: ""}, "— chọn mục —"));
+  select.disabled = !drugId;
+  $("section-text").textContent = "";
+  if (!drugId) return;
+  const r = await fetch(`/v1/rag/sections?drug_id=${encodeURIComponent(drugId)}`);
+  if (!r.ok) return;
+  for (const s of (await r.json()).sections) select.append(el("option", {value: s.section_key}, s.section_title));
+}
+
+async function loadSectionText(drugId, key) {
+  const r = await fetch(`/v1/rag/section-text?drug_id=${encodeURIComponent(drugId)}&section_key=${key}`);
+  const body = await r.json();
+  $("section-text").textContent = r.ok ? body.text : `Lỗi: ${body.detail}`;
+}
+
+function setMode(mode) {
+  $("answer-mode").hidden = mode !== "answer";
+  $("monograph-mode").hidden = mode !== "monograph";
+  $("mode-answer").classList.toggle("active", mode === "answer");
+  $("mode-monograph").classList.toggle("active", mode === "monograph");
+  if (mode === "monograph" && $("drug-select").options.length === 1) loadDrugs();
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  $("disclaimer").textContent = DISCLAIMER_FALLBACK;
+  $("ask-form").addEventListener("submit", (e) => { e.preventDefault(); ask($("query").value.trim()); });
+  $("new-conversation").addEventListener("click", () => {
+    localStorage.removeItem("duocthu.conversation"); $("result").replaceChildren(); loadHistory();
+  });
+  $("close-evidence").addEventListener("click", () => {
+    $("evidence").hidden = true; document.querySelector("main").classList.remove("with-evidence");
+  });
+  $("mode-answer").addEventListener("click", () => setMode("answer"));
+  $("mode-monograph").addEventListener("click", () => setMode("monograph"));
+  $("drug-select").addEventListener("change", (e) => loadSections(e.target.value));
+  $("section-select").addEventListener("change", (e) => loadSectionText($("drug-select").value, e.target.value));
+  const d = await fetch("/v1/rag/disclaimer");
+  if (d.ok) $("disclaimer").textContent = (await d.json()).disclaimer;
+  const r = await fetch("/v1/rag/reasons");
+  if (r.ok) reasons = await r.json();
+  loadHistory();
+});
