@@ -39,6 +39,9 @@ def test_browse_sections_text_and_crops(stack_factory: StackFactory, sample_pdf:
     assert inverted.status_code == 422 and inverted.json()["error"] == "bad_region"
     off_book = httpx.get(f"{url}/v1/rag/crop", params={**region, "page": 10_000}, timeout=10)
     assert off_book.status_code == 422
+    disabled = httpx.post(f"{url}/v1/admin/ingest", json={"pdf_uri": "x.pdf"},
+                          headers={"Authorization": "Bearer anything"}, timeout=10)
+    assert disabled.status_code == 403 and "ADMIN_TOKEN" in disabled.json()["detail"]
     page = httpx.get(f"{url}/", timeout=10)
     assert page.status_code == 200 and "duocthu" in page.text and "/static/app.js" in page.text
     assert httpx.get(f"{url}/static/app.js", timeout=10).status_code == 200

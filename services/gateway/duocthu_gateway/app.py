@@ -6,14 +6,14 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 from fastapi import FastAPI, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from duocthu_contracts import subjects as s
@@ -30,12 +30,14 @@ from duocthu_contracts.http import (
 from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload
 from duocthu_gateway import metrics
 from duocthu_gateway.adapters.crops import CropRenderer
+from duocthu_gateway.adapters.ratelimit import RateLimiter
 from duocthu_gateway.adapters.store import Store, database_url
 from duocthu_gateway.adapters.turns import TurnCorrelator
-from duocthu_gateway.api import browse, web
+from duocthu_gateway.api import admin, browse, web
 from duocthu_gateway.conversations import Conversations
 from duocthu_gateway.domain.responses import abstain, render
 from duocthu_gateway.settings import GatewaySettings
+from duocthu_gateway.streaming import stream_turn
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_id, new_turn, utcnow
 from duocthu_runtime.observability.logging import get_logger
@@ -76,7 +78,9 @@ class Gateway:
             ok = ok and count > 0
         return ok, report
 
-    async def ask(self, body: RagQueryRequest, correlation_id: str) -> RagQueryResponse:
+    async def ask(self, body: RagQueryRequest, correlation_id: str,
+                  on_turn: Callable[[TurnRequested], None] | None = None) -> RagQueryResponse:
+        """One turn; ``on_turn`` sees the turn before it is published (the SSE stream watches its progress)."""
         started = time.perf_counter()
         with span("gateway query", mode=body.response_mode) as current:
             otel_trace_id = trace_id_hex(current)
@@ -94,6 +98,8 @@ class Gateway:
                 correlation_id=correlation_id,
                 traceparent=current_traceparent(),
             )
+            if on_turn is not None:
+                on_turn(turn)
             try:
                 completed = await self.turns.submit(turn, (turn.deadline - utcnow()).total_seconds())
             except Exception:
@@ -144,7 +150,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.gateway = gateway
     app.state.crops = CropRenderer(settings.source_pdf or Path(settings.var_dir) / "sample-formulary.pdf",
                                    Path(settings.var_dir) / "crops")
+    limiter = RateLimiter(bus, settings.rate_limit_per_minute)
     app.include_router(browse.router)
+    app.include_router(admin.router)
     app.include_router(web.router)
 
     @app.exception_handler(RequestValidationError)
@@ -157,13 +165,35 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         return JSONResponse(body.model_dump(mode="json"), status_code=422)
 
     @app.post("/v1/rag/query", response_model=RagQueryResponse)
-    async def query(body: RagQueryRequest, request: Request, response: Response) -> RagQueryResponse:
+    async def query(body: RagQueryRequest, request: Request, response: Response) -> RagQueryResponse | JSONResponse:
         header = request.headers.get("x-correlation-id", "")
         correlation_id = header if _CORRELATION_RE.match(header) else new_id()
+        if (limited := await rate_limited(request, correlation_id)) is not None:
+            return limited
         result = await gateway.ask(body, correlation_id)
         response.headers["X-Correlation-ID"] = result.correlation_id
         response.headers["X-Trace-ID"] = result.trace_id
         return result
+
+    async def rate_limited(request: Request, correlation_id: str) -> JSONResponse | None:
+        client = request.headers.get("x-forwarded-for", request.client.host if request.client else "unknown")
+        decision = await limiter.check(client.split(",")[0].strip())
+        if decision.allowed:
+            return None
+        metrics.RATE_LIMITED.inc()
+        body = ErrorResponse(error="rate_limited", trace_id=correlation_id,
+                             detail=f"quá {decision.limit} câu hỏi mỗi {decision.window_s} giây; thử lại sau "
+                                    f"{decision.retry_after_s} giây")
+        return JSONResponse(body.model_dump(mode="json"), status_code=429,
+                            headers={"Retry-After": str(decision.retry_after_s)})
+
+    @app.post("/v1/rag/query/stream", response_model=None)
+    async def query_stream(body: RagQueryRequest, request: Request) -> StreamingResponse | JSONResponse:
+        """Server-sent events: one status line per stage as it starts, then the verified result (never a draft)."""
+        correlation_id = new_id()
+        if (limited := await rate_limited(request, correlation_id)) is not None:
+            return limited
+        return StreamingResponse(stream_turn(gateway, body, correlation_id), media_type="text/event-stream")
 
     @app.get("/v1/rag/history", response_model=HistoryResponse)
     async def history(conversation_id: Annotated[str, Query(pattern=r"^[A-Za-z0-9_-]{1,128}$")],

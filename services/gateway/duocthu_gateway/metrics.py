@@ -19,3 +19,4 @@ TRACE_WRITE_FAILURES = Counter(
 HISTORY_READ_FAILURES = Counter(
     "duocthu_gateway_history_read_failures_total", "Turns sent without history because the store could not be read"
 )
+RATE_LIMITED = Counter("duocthu_gateway_rate_limited_total", "Query requests refused by the per-client rate limit")

@@ -1,0 +1,78 @@
+"""Per-client rate limit shared by every gateway replica: fixed one-minute windows counted in NATS KV.
+
+A counter key per (client, window) is updated with compare-and-set, so two
+replicas counting the same client never lose an increment; keys expire with
+the bucket's TTL.  A KV failure fails open (the request is served, a warning
+is logged): refusing clinicians because the counter store hiccuped would be
+worse than briefly not counting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KeyValue
+
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.observability.logging import get_logger
+
+log = get_logger(__name__)
+BUCKET = "gateway_rate"
+WINDOW_S = 60
+
+
+@dataclass(frozen=True)
+class RateDecision:
+    allowed: bool
+    limit: int
+    window_s: int = WINDOW_S
+    retry_after_s: int = 0
+
+
+class RateLimiter:
+    def __init__(self, bus: Bus, per_minute: int) -> None:
+        self.bus = bus
+        self.per_minute = per_minute
+        self._kv: KeyValue | None = None
+
+    async def _bucket(self) -> KeyValue:
+        if self._kv is None:
+            from nats.js.api import KeyValueConfig, StorageType
+
+            try:
+                self._kv = await self.bus.js.key_value(BUCKET)
+            except Exception:
+                self._kv = await self.bus.js.create_key_value(KeyValueConfig(
+                    bucket=BUCKET, ttl=WINDOW_S * 2, storage=StorageType.MEMORY, history=1))
+        return self._kv
+
+    async def check(self, client: str, now: float | None = None) -> RateDecision:
+        if self.per_minute <= 0:
+            return RateDecision(True, 0)
+        moment = time.time() if now is None else now
+        window = int(moment // WINDOW_S)
+        key = f"{hashlib.sha256(client.encode()).hexdigest()[:24]}.{window}"  # no raw client address in keys
+        try:
+            kv = await self._bucket()
+            for _ in range(8):
+                try:
+                    entry = await kv.get(key)
+                    count = int((entry.value or b"0").decode()) + 1
+                    await kv.update(key, str(count).encode(), last=entry.revision)
+                except KeyNotFoundError:
+                    count = 1
+                    await kv.create(key, b"1")
+                except KeyWrongLastSequenceError:
+                    continue  # another replica counted first: read again
+                break
+            else:
+                return RateDecision(True, self.per_minute)
+        except Exception as exc:
+            log.warning("rate_limit_unavailable", error=f"{type(exc).__name__}: {exc}")
+            return RateDecision(True, self.per_minute)
+        if count > self.per_minute:
+            return RateDecision(False, self.per_minute, retry_after_s=int((window + 1) * WINDOW_S - moment) + 1)
+        return RateDecision(True, self.per_minute)
