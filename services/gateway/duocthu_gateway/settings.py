@@ -22,7 +22,7 @@ class GatewaySettings(RuntimeSettings):
     var_dir: Path = Field(default=Path("var"), description="state directory (set by `duocthu up`)")
     source_pdf: Path | None = Field(default=None, description="PDF the crops are cut from (default: "
                                     "$VAR_DIR/sample-formulary.pdf)")
-    rate_limit_per_minute: int = Field(default=60, ge=0, description="queries per client per minute, counted "
+    rate_limit_per_minute: int = Field(default=300, ge=0, description="queries per client per minute, counted "
                                        "across all gateway replicas in NATS KV (0: off)")
     admin_token: str | None = Field(default=None, description="bearer token of the admin endpoints (unset: "
                                     "admin endpoints refuse every request)")

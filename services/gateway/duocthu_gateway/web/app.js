@@ -97,13 +97,30 @@ async function ask(query) {
   $("status").textContent = "Đang xử lý: hiểu câu hỏi → truy xuất → soạn → kiểm chứng…";
   $("ask").disabled = true;
   try {
-    const r = await fetch("/v1/rag/query", {method: "POST", headers: {"Content-Type": "application/json"},
-                                           body: JSON.stringify({query, conversation_id: conversationId()})});
-    const body = await r.json();
+    // server-sent events: a status line per stage, then the verified result (never a draft)
+    const r = await fetch("/v1/rag/query/stream", {method: "POST", headers: {"Content-Type": "application/json"},
+                                                  body: JSON.stringify({query, conversation_id: conversationId()})});
     if (!r.ok) {
-      $("result").replaceChildren(el("div", {class: "abstain"}, `Lỗi ${r.status}: ${body.error} (${body.trace_id || ""})`));
+      const body = await r.json();
+      $("result").replaceChildren(el("div", {class: "abstain"}, `Lỗi ${r.status}: ${body.error} — ${body.detail} (${body.trace_id || ""})`));
     } else {
-      renderAnswer(body);
+      const reader = r.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, {stream: true});
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const chunk = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const name = (chunk.match(/^event: (.*)$/m) || [])[1];
+          const data = JSON.parse((chunk.match(/^data: (.*)$/m) || [])[1] || "null");
+          if (name === "status") $("status").textContent = data.text;
+          if (name === "result") renderAnswer(data);
+        }
+      }
     }
     $("status").textContent = "";
     loadHistory();
