@@ -64,3 +64,19 @@ async def test_feedback_and_trace_row(store: Store) -> None:
     await store.add_feedback("t9", True, "rõ ràng")
     [fb] = await store.feedback("t9")
     assert fb.helpful and fb.comment == "rõ ràng"
+
+
+async def test_migrations_build_exactly_the_models_schema(store: Store) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlalchemy import Connection
+
+    from duocthu_gateway.adapters.store import Base
+
+    def diff(connection: Connection) -> list[object]:
+        return list(compare_metadata(MigrationContext.configure(connection), Base.metadata))
+
+    async with store.engine.connect() as conn:
+        assert await conn.run_sync(diff) == []
+        version = await conn.exec_driver_sql("SELECT version_num FROM alembic_version")
+        assert [row[0] for row in version] == ["0001"]

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Integer, String, Text, select
+from sqlalchemy import JSON, Boolean, Connection, DateTime, Integer, String, Text, select
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -84,6 +85,19 @@ class TurnRecord:
     response: dict[str, Any]
 
 
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def _upgrade(connection: Connection) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
 def database_url(explicit: str | None, var_dir: str) -> str:
     return explicit or f"sqlite+aiosqlite:///{var_dir}/gateway.db"
 
@@ -95,9 +109,9 @@ class Store:
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     async def create(self) -> None:
-        """Create missing tables (the Alembic migration's schema; idempotent)."""
+        """Bring the schema to the latest Alembic revision (idempotent; every replica may run it)."""
         async with self.engine.begin() as conn:
-            await conn.run_sync(Base.metadata.create_all)
+            await conn.run_sync(_upgrade)
 
     async def close(self) -> None:
         await self.engine.dispose()
