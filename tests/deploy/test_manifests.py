@@ -136,7 +136,7 @@ def test_compose_and_k8s_agree() -> None:
 
 @pytest.mark.parametrize("service", SERVICES)
 def test_dockerfiles_are_multi_stage_non_root_healthchecked_and_secret_free(service: str) -> None:
-    text = (ROOT / "docker" / f"{service}.Dockerfile").read_text(encoding="utf-8")
+    text = (ROOT / "deploy" / "docker" / f"{service}.Dockerfile").read_text(encoding="utf-8")
     assert len(re.findall(r"^FROM ", text, re.MULTILINE)) == 2
     assert re.search(r"^USER 10001$", text, re.MULTILINE) and "HEALTHCHECK" in text
     assert not re.search(r"(PASSWORD|TOKEN|SECRET|AWS_)[A-Z_]*=", text)
