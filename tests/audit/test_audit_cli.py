@@ -79,3 +79,21 @@ def test_replay_of_unchanged_services_reports_no_difference(recorded: tuple[Stac
     document = json.loads(report.read_text(encoding="utf-8"))
     assert document["turns"] == len(answers)
     assert document["changed"] == 0
+
+
+def test_replay_shows_a_decision_changed_by_a_code_or_config_change(
+        recorded: tuple[Stack, list[dict[str, object]]], tmp_path: Path) -> None:
+    stack, answers = recorded
+    assert answers[0]["decision"] == "answerable"
+    # the generation stage now runs a model provider that cannot be reached: answers become abstentions
+    generation = stack.find("generation")
+    generation.stop()
+    generation.env = {**generation.env, "ANSWER_PROVIDER": "openai",
+                      "ANSWER_OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "ANSWER_MAX_ATTEMPTS": "1"}
+    generation.start()
+    report = tmp_path / "replay.json"
+    result = _duocthu(stack, "audit", "replay", "--since", "1h", "--timeout", "60", "--report", str(report))
+    assert result.returncode == 1, result.stdout + result.stderr
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert document["changed"] >= 1
+    assert "provider_unavailable" in result.stdout and str(answers[0]["trace_id"]) in result.stdout
