@@ -42,7 +42,7 @@ def synthetic_monograph(rng: random.Random, used: set[str], index: int) -> Monog
     for label in ("Người lớn", "Trẻ em từ 6 đến 12 tuổi", "Trẻ em dưới 6 tuổi", "Người cao tuổi",
                   "Suy thận (Clcr dưới 30 ml/phút)", "Suy gan"):
         dose.append(f"{label}: {rng.randint(1, 50) * 10} mg/lần, {rng.randint(1, 4)} lần/ngày. "
-                    + " ".join(_sentences(rng, name, rng.randint(2, 6))))
+                    + " ".join(_sentences(rng, name, rng.randint(3, 8))))
     if index % 5 == 0:
         dose.append({"table": {"caption": f"Bảng 1. Điều chỉnh liều {name} theo Clcr (tổng hợp)",
                                "header": [[{"text": "Clcr (ml/phút)"}, {"text": "Liều"}]],
@@ -55,14 +55,14 @@ def synthetic_monograph(rng: random.Random, used: set[str], index: int) -> Monog
         "ma_atc": f"X{rng.randint(10, 99)}XX{rng.randint(10, 99)}.",
         "loai_thuoc": f"Thuốc tổng hợp nhóm {rng.randint(1, 40)}. {_LABEL}",
         "dang_thuoc_va_ham_luong": f"Viên nén {rng.randint(1, 50) * 10} mg.",
-        "duoc_ly_va_co_che_tac_dung": _sentences(rng, name, rng.randint(4, 10)),
-        "duoc_dong_hoc": _sentences(rng, name, rng.randint(3, 8)),
+        "duoc_ly_va_co_che_tac_dung": _sentences(rng, name, rng.randint(8, 16)),
+        "duoc_dong_hoc": _sentences(rng, name, rng.randint(6, 12)),
         "chi_dinh": [f"{c.capitalize()}." for c in rng.sample(_CONDITIONS, 3)],
         "chong_chi_dinh": _sentences(rng, name, rng.randint(2, 4)),
-        "than_trong": _sentences(rng, name, rng.randint(3, 6)),
+        "than_trong": _sentences(rng, name, rng.randint(5, 10)),
         "thoi_ky_mang_thai": _sentences(rng, name, 2),
         "thoi_ky_cho_con_bu": _sentences(rng, name, 2),
-        "tac_dung_khong_mong_muon": _sentences(rng, name, rng.randint(4, 10)),
+        "tac_dung_khong_mong_muon": _sentences(rng, name, rng.randint(8, 16)),
         "huong_dan_cach_xu_tri_adr": _sentences(rng, name, 2),
         "lieu_luong_va_cach_dung": dose,
         "tuong_tac_thuoc": [", ".join(_name(rng, set()) for _ in range(12)) + " làm thay đổi nồng độ " + name + "."],
