@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import (
@@ -23,6 +22,7 @@ from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 from duocthu_understanding.adapters.catalog import LiveCatalog
 from duocthu_understanding.handlers import UnderstandingHandler
+from tests.fixtures.bus import listen
 from tests.fixtures.understanding import sample_catalog
 
 
@@ -38,14 +38,7 @@ async def test_understanding_stage_over_nats(fresh_nats: NatsServer) -> None:
     await bus.start()
     client = Bus(settings, client_name="client")
     await client.connect()
-    received: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
-
-    async def on_msg(msg: Any) -> None:
-        received.put_nowait((msg.subject, msg.data))
-
-    nc = client.broker.connection
-    await nc.subscribe("rag.v1.turn.completed.ut", cb=on_msg)
-    await nc.subscribe("rag.v1.turn.understood", cb=on_msg)
+    received = await listen(client, "rag.v1.turn.completed.ut", "rag.v1.turn.understood")
 
     # before any release: the stage abstains honestly and readiness says why
     assert (await live.ready())[0] is False

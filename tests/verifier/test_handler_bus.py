@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 from duocthu_contracts.answer import AnswerPlan, Claim, Draft
 from duocthu_contracts.decisions import Decision, Reason
@@ -19,6 +18,7 @@ from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.handlers import VerifierHandler
+from tests.fixtures.bus import listen
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 
 STORE = make_evidence("amlodipin", "do_on_dinh_va_bao_quan")
@@ -43,14 +43,7 @@ async def test_verifier_stage_over_nats(fresh_nats: NatsServer) -> None:
     await bus.start()
     client = Bus(settings, client_name="client")
     await client.connect()
-    received: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
-
-    async def on_msg(msg: Any) -> None:
-        received.put_nowait((msg.subject, msg.data))
-
-    nc = client.broker.connection
-    await nc.subscribe("rag.v1.turn.completed.gw", cb=on_msg)
-    await nc.subscribe("rag.v1.answer.rejected", cb=on_msg)
+    received = await listen(client, "rag.v1.turn.completed.gw", "rag.v1.answer.rejected")
 
     verbatim = drafted(STORE.text.split("\n")[0])
     await client.publish(verbatim)
