@@ -110,7 +110,7 @@ async def test_hybrid_finds_the_section_a_question_names(live: QdrantIndex, inde
     query, drug, section = case
     hits = await live.hybrid_search(index_embedder.embed_query(query), sparse_encoder.encode_query(query), limit=3)
     # Top 3, not top 1: in a six-drug index a drug name is in a sixth of all chunks, so its IDF is low;
-    # scripts/eval_routing.py measures hit@1 on the whole sample corpus.
+    # `duocthu eval routing` measures hit@1 on the whole sample corpus.
     assert (drug, section) in [(h.chunk.drug_id, h.chunk.section_key) for h in hits]
 
 
