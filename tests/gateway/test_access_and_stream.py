@@ -11,6 +11,7 @@ from duocthu_gateway.adapters.ratelimit import RateLimiter
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
+from tests.fixtures.gateway import fresh_rate_window
 from tests.fixtures.stack import StackFactory
 
 
@@ -33,6 +34,7 @@ async def test_two_replicas_share_one_count(fresh_nats: NatsServer) -> None:
 def test_http_rate_limit_admin_token_and_sse(stack_factory: StackFactory) -> None:
     stack = stack_factory(env={"RATE_LIMIT_PER_MINUTE": "4", "ADMIN_TOKEN": "s3cret"}, ready_path="/healthz")
     url = stack.url
+    fresh_rate_window(30)  # the stream below counts too: all five requests in one window
     with httpx.Client(timeout=60) as client:
         with client.stream("POST", f"{url}/v1/rag/query/stream",
                            json={"query": "Chống chỉ định của metformin?"}) as response:
@@ -50,11 +52,12 @@ def test_http_rate_limit_admin_token_and_sse(stack_factory: StackFactory) -> Non
         assert codes == [200, 200, 200, 429]
         limited = client.post(f"{url}/v1/rag/query", json={"query": "Xin chào"})
         assert limited.json()["error"] == "rate_limited" and limited.json()["trace_id"]
+        assert limited.headers["X-Trace-ID"] == limited.json()["trace_id"]
         assert int(limited.headers["Retry-After"]) > 0
 
         trigger = {"pdf_uri": "/nonexistent.pdf"}
         assert client.post(f"{url}/v1/admin/ingest", json=trigger).status_code == 401
         wrong = client.post(f"{url}/v1/admin/ingest", json=trigger, headers={"Authorization": "Bearer nope"})
-        assert wrong.status_code == 403
+        assert wrong.status_code == 403 and wrong.json()["error"] == "forbidden" and wrong.json()["trace_id"]
         ok = client.post(f"{url}/v1/admin/ingest", json=trigger, headers={"Authorization": "Bearer s3cret"})
         assert ok.status_code == 202 and ok.json()["accepted"]

@@ -24,7 +24,7 @@ def test_browse_sections_text_and_crops(stack_factory: StackFactory, sample_pdf:
                      timeout=10).json()
     assert "thuốc kháng vitamin K" in text["text"] and text["parts"]
     missing = httpx.get(f"{url}/v1/rag/sections", params={"drug_id": "khong_co"}, timeout=10)
-    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+    assert missing.status_code == 404 and missing.json()["error"] == "not_found" and missing.json()["trace_id"]
     bad = httpx.get(f"{url}/v1/rag/sections", params={"drug_id": "DROP TABLE"}, timeout=10)
     assert bad.status_code == 422
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -19,7 +18,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.http import (
-    ErrorResponse,
     FeedbackAccepted,
     FeedbackRequest,
     HistoryEntry,
@@ -34,19 +32,17 @@ from duocthu_gateway.adapters.ratelimit import RateLimiter
 from duocthu_gateway.adapters.store import Store, database_url
 from duocthu_gateway.adapters.turns import TurnCorrelator
 from duocthu_gateway.api import admin, browse, web
+from duocthu_gateway.api.errors import error_response, request_trace_id
 from duocthu_gateway.conversations import Conversations
 from duocthu_gateway.domain.responses import abstain, render
 from duocthu_gateway.settings import GatewaySettings
 from duocthu_gateway.streaming import stream_turn
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_id, new_turn, utcnow
+from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.observability.tracing import current_traceparent, span, trace_id_hex
 
 log = get_logger(__name__)
-
-_CORRELATION_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
-
 
 class StoreUnavailable(RuntimeError):
     """The history/feedback store cannot be read or written (503 with the reason, never masked)."""
@@ -156,18 +152,16 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(web.router)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         detail = [
             {"loc": list(err.get("loc", ())), "msg": err.get("msg", ""), "type": err.get("type", "")}
             for err in exc.errors()
         ]
-        body = ErrorResponse(error="invalid_request", detail=detail)
-        return JSONResponse(body.model_dump(mode="json"), status_code=422)
+        return error_response(request, 422, "invalid_request", detail)
 
     @app.post("/v1/rag/query", response_model=RagQueryResponse)
     async def query(body: RagQueryRequest, request: Request, response: Response) -> RagQueryResponse | JSONResponse:
-        header = request.headers.get("x-correlation-id", "")
-        correlation_id = header if _CORRELATION_RE.match(header) else new_id()
+        correlation_id = request_trace_id(request)
         if (limited := await rate_limited(request, correlation_id)) is not None:
             return limited
         result = await gateway.ask(body, correlation_id)
@@ -181,16 +175,15 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         if decision.allowed:
             return None
         metrics.RATE_LIMITED.inc()
-        body = ErrorResponse(error="rate_limited", trace_id=correlation_id,
-                             detail=f"quá {decision.limit} câu hỏi mỗi {decision.window_s} giây; thử lại sau "
-                                    f"{decision.retry_after_s} giây")
-        return JSONResponse(body.model_dump(mode="json"), status_code=429,
-                            headers={"Retry-After": str(decision.retry_after_s)})
+        return error_response(request, 429, "rate_limited",
+                              f"quá {decision.limit} câu hỏi mỗi {decision.window_s} giây; thử lại sau "
+                              f"{decision.retry_after_s} giây",
+                              headers={"Retry-After": str(decision.retry_after_s)}, trace_id=correlation_id)
 
     @app.post("/v1/rag/query/stream", response_model=None)
     async def query_stream(body: RagQueryRequest, request: Request) -> StreamingResponse | JSONResponse:
         """Server-sent events: one status line per stage as it starts, then the verified result (never a draft)."""
-        correlation_id = new_id()
+        correlation_id = request_trace_id(request)
         if (limited := await rate_limited(request, correlation_id)) is not None:
             return limited
         return StreamingResponse(stream_turn(gateway, body, correlation_id), media_type="text/event-stream")
@@ -202,27 +195,26 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
             rows = await store.recent(conversation_id, limit)
         except Exception as exc:
             metrics.HISTORY_READ_FAILURES.inc()
-            raise StoreUnavailable(str(type(exc).__name__)) from exc
+            raise StoreUnavailable(f"the history store failed: {type(exc).__name__}") from exc
         return HistoryResponse(conversation_id=conversation_id, turns=[
             HistoryEntry(trace_id=r.turn_id, query=r.query, decision=r.decision, reason=r.reason,
                          resolved_drug_ids=list(r.resolved_drug_ids or []), at=r.created_at) for r in rows])
 
     @app.post("/v1/rag/feedback", response_model=FeedbackAccepted)
-    async def feedback(body: FeedbackRequest) -> FeedbackAccepted | JSONResponse:
+    async def feedback(body: FeedbackRequest, request: Request) -> FeedbackAccepted | JSONResponse:
         try:
             known = await store.turn(body.trace_id)
             if known is None:
-                error = ErrorResponse(error="unknown_trace", detail=f"no turn {body.trace_id}", trace_id=body.trace_id)
-                return JSONResponse(error.model_dump(mode="json"), status_code=404)
+                return error_response(request, 404, "unknown_trace", f"no turn {body.trace_id}",
+                                      trace_id=body.trace_id)
             await store.add_feedback(body.trace_id, body.helpful, body.comment)
         except Exception as exc:
-            raise StoreUnavailable(str(type(exc).__name__)) from exc
+            raise StoreUnavailable(f"the history store failed: {type(exc).__name__}") from exc
         return FeedbackAccepted(trace_id=body.trace_id)
 
     @app.exception_handler(StoreUnavailable)
-    async def store_unavailable(_request: Request, exc: StoreUnavailable) -> JSONResponse:
-        body = ErrorResponse(error="store_unavailable", detail=str(exc))
-        return JSONResponse(body.model_dump(mode="json"), status_code=503)
+    async def store_unavailable(request: Request, exc: StoreUnavailable) -> JSONResponse:
+        return error_response(request, 503, "store_unavailable", str(exc))
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from duocthu_contracts.http import ErrorResponse
 from duocthu_contracts.messages import IngestJobRequested, IngestJobRequestedPayload
+from duocthu_gateway.api.errors import error_response
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
 
@@ -24,21 +24,20 @@ class IngestTrigger(BaseModel):
     transcriptions_uri: str | None = None
 
 
-def _denied(status: int, detail: str) -> JSONResponse:
-    return JSONResponse(ErrorResponse(error="forbidden" if status == 403 else "unauthorized",
-                                      detail=detail).model_dump(mode="json"), status_code=status,
-                        headers={"WWW-Authenticate": "Bearer"} if status == 401 else None)
+def _denied(request: Request, status: int, detail: str) -> JSONResponse:
+    return error_response(request, status, "forbidden" if status == 403 else "unauthorized", detail,
+                          headers={"WWW-Authenticate": "Bearer"} if status == 401 else None)
 
 
 def authorize(request: Request, authorization: str | None) -> JSONResponse | None:
     token: str | None = request.app.state.gateway.settings.admin_token
     if not token:
-        return _denied(403, "admin endpoints are disabled (ADMIN_TOKEN is not set)")
+        return _denied(request, 403, "admin endpoints are disabled (ADMIN_TOKEN is not set)")
     scheme, _, given = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not given:
-        return _denied(401, "a bearer token is required")
+        return _denied(request, 401, "a bearer token is required")
     if not hmac.compare_digest(given.encode(), token.encode()):
-        return _denied(403, "wrong token")
+        return _denied(request, 403, "wrong token")
     return None
 
 

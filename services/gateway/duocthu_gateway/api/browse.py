@@ -13,7 +13,6 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from duocthu_contracts import subjects as s
-from duocthu_contracts.http import ErrorResponse
 from duocthu_contracts.rpc import (
     DrugListReply,
     DrugListRequest,
@@ -24,14 +23,11 @@ from duocthu_contracts.rpc import (
 )
 from duocthu_contracts.sections import SectionKey
 from duocthu_gateway.adapters.crops import CropError, CropRenderer
+from duocthu_gateway.api.errors import error_response
 from duocthu_runtime.bus.connection import Bus
 
 router = APIRouter()
 DRUG_ID = r"^[a-z0-9_]{1,80}$"
-
-
-def _error(status: int, error: str, detail: str) -> JSONResponse:
-    return JSONResponse(ErrorResponse(error=error, detail=detail).model_dump(mode="json"), status_code=status)
 
 
 async def _ask(request: Request, subject: str, body: BaseModel) -> bytes | JSONResponse:
@@ -39,36 +35,38 @@ async def _ask(request: Request, subject: str, body: BaseModel) -> bytes | JSONR
     try:
         reply = await bus.broker.request(body.model_dump_json().encode(), subject, timeout=5.0)
     except Exception as exc:
-        return _error(503, "retrieval_unavailable", f"no retrieval replica answered: {type(exc).__name__}")
+        return error_response(request, 503, "retrieval_unavailable",
+                              f"no retrieval replica answered: {type(exc).__name__}")
     return bytes(reply.body)
 
 
-def _reply(raw: bytes | JSONResponse, model: type[DrugListReply | SectionListReply | SectionTextReply]
-           ) -> JSONResponse:
+def _reply(request: Request, raw: bytes | JSONResponse,
+           model: type[DrugListReply | SectionListReply | SectionTextReply]) -> JSONResponse:
     if isinstance(raw, JSONResponse):
         return raw
     reply = model.model_validate_json(raw)
     if reply.error:
         status = 404 if reply.error.startswith("no ") else 503
-        return _error(status, "not_found" if status == 404 else "retrieval_unavailable", reply.error)
+        return error_response(request, status, "not_found" if status == 404 else "retrieval_unavailable",
+                              reply.error)
     return JSONResponse(reply.model_dump(mode="json"))
 
 
 @router.get("/v1/rag/drugs")
 async def drugs(request: Request) -> JSONResponse:
-    return _reply(await _ask(request, s.RPC_DRUGS, DrugListRequest()), DrugListReply)
+    return _reply(request, await _ask(request, s.RPC_DRUGS, DrugListRequest()), DrugListReply)
 
 
 @router.get("/v1/rag/sections")
 async def sections(request: Request, drug_id: Annotated[str, Query(pattern=DRUG_ID)]) -> JSONResponse:
-    return _reply(await _ask(request, s.RPC_SECTIONS, SectionListRequest(drug_id=drug_id)), SectionListReply)
+    return _reply(request, await _ask(request, s.RPC_SECTIONS, SectionListRequest(drug_id=drug_id)), SectionListReply)
 
 
 @router.get("/v1/rag/section-text")
 async def section_text(request: Request, drug_id: Annotated[str, Query(pattern=DRUG_ID)],
                        section_key: SectionKey) -> JSONResponse:
     body = SectionTextRequest(drug_id=drug_id, section_key=section_key)
-    return _reply(await _ask(request, s.RPC_SECTION_TEXT, body), SectionTextReply)
+    return _reply(request, await _ask(request, s.RPC_SECTION_TEXT, body), SectionTextReply)
 
 
 @router.get("/v1/rag/crop", response_model=None)
@@ -78,6 +76,6 @@ async def crop(request: Request, *, page: Annotated[int, Query(ge=0)], x0: float
     try:
         png, cached = renderer.render(page, (x0, y0, x1, y1))
     except CropError as exc:
-        return _error(404 if "not found" in str(exc) else 422, "bad_region", str(exc))
+        return error_response(request, 404 if "not found" in str(exc) else 422, "bad_region", str(exc))
     return Response(png, media_type="image/png",
                     headers={"Cache-Control": "public, max-age=86400", "X-Crop-Cache": "hit" if cached else "miss"})

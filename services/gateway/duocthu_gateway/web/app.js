@@ -23,6 +23,14 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// every error body carries a reason and a trace id (never masked): show both, in the status line or in place
+async function errorText(r) {
+  let body = {};
+  try { body = await r.json(); } catch (e) { /* not JSON: the status code alone */ }
+  return `Lỗi ${r.status}: ${body.error || "không rõ"} — ${typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail || "")}`
+    + (body.trace_id ? ` (mã truy vết ${body.trace_id})` : "");
+}
+
 function pages(range) { return range[0] === range[1] ? `tr. ${range[0]}` : `tr. ${range[0]}–${range[1]}`; }
 
 function openEvidence(citation) {
@@ -89,7 +97,7 @@ function renderAnswer(body) {
 async function feedback(traceId, helpful) {
   const r = await fetch("/v1/rag/feedback", {method: "POST", headers: {"Content-Type": "application/json"},
                                             body: JSON.stringify({trace_id: traceId, helpful})});
-  $("status").textContent = r.ok ? "Đã ghi nhận phản hồi. Cảm ơn bạn!" : "Không ghi được phản hồi.";
+  $("status").textContent = r.ok ? "Đã ghi nhận phản hồi. Cảm ơn bạn!" : `Không ghi được phản hồi. ${await errorText(r)}`;
 }
 
 async function ask(query) {
@@ -101,8 +109,7 @@ async function ask(query) {
     const r = await fetch("/v1/rag/query/stream", {method: "POST", headers: {"Content-Type": "application/json"},
                                                   body: JSON.stringify({query, conversation_id: conversationId()})});
     if (!r.ok) {
-      const body = await r.json();
-      $("result").replaceChildren(el("div", {class: "abstain"}, `Lỗi ${r.status}: ${body.error} — ${body.detail} (${body.trace_id || ""})`));
+      $("result").replaceChildren(el("div", {class: "abstain"}, await errorText(r)));
     } else {
       const reader = r.body.getReader();
       const decoder = new TextDecoder();
@@ -133,7 +140,8 @@ async function ask(query) {
 
 async function loadHistory() {
   const r = await fetch(`/v1/rag/history?conversation_id=${encodeURIComponent(conversationId())}`);
-  if (!r.ok) return;
+  if (!r.ok) { $("history-error").textContent = `Không tải được lịch sử. ${await errorText(r)}`; return; }
+  $("history-error").textContent = "";
   const body = await r.json();
   const list = $("history-list");
   list.replaceChildren();
@@ -144,7 +152,7 @@ async function loadHistory() {
 
 async function loadDrugs() {
   const r = await fetch("/v1/rag/drugs");
-  if (!r.ok) return;
+  if (!r.ok) { $("section-text").textContent = await errorText(r); return; }
   const body = await r.json();
   for (const d of body.drugs) $("drug-select").append(el("option", {value: d.drug_id}, d.drug_name));
 }
@@ -156,14 +164,13 @@ async function loadSections(drugId) {
   $("section-text").textContent = "";
   if (!drugId) return;
   const r = await fetch(`/v1/rag/sections?drug_id=${encodeURIComponent(drugId)}`);
-  if (!r.ok) return;
+  if (!r.ok) { $("section-text").textContent = await errorText(r); return; }
   for (const s of (await r.json()).sections) select.append(el("option", {value: s.section_key}, s.section_title));
 }
 
 async function loadSectionText(drugId, key) {
   const r = await fetch(`/v1/rag/section-text?drug_id=${encodeURIComponent(drugId)}&section_key=${key}`);
-  const body = await r.json();
-  $("section-text").textContent = r.ok ? body.text : `Lỗi: ${body.detail}`;
+  $("section-text").textContent = r.ok ? (await r.json()).text : await errorText(r);
 }
 
 function setMode(mode) {
