@@ -24,7 +24,8 @@ class Claim(_Frozen):
     text: str
     citations: list[int] = Field(default_factory=list, description="1-based indices into the evidence list")
     drug_id: str | None = None
-    label: str | None = Field(default=None, description="population/route label the claim carries")
+    label: str | None = Field(default=None, description="population/route label the claim carries; verbatim a "
+                                                       "label in force over the passage the claim is bound to")
 
 
 class Draft(_Frozen):
@@ -81,6 +82,21 @@ class CheckOutcome(StrEnum):
     NOT_RUN = "not_run"
 
 
+class TermBasis(_Frozen):
+    """The live release's term statistics a check consulted: enough to re-run it without the release.
+
+    ``statistics_sha256`` identifies the whole table the verifier held (an
+    auditor recomputes it from the release's chunks); ``document_frequency``
+    holds only the terms this check looked up.
+    """
+
+    release_id: str | None = None
+    statistics_sha256: str = ""
+    documents: int = Field(default=0, ge=0, description="chunks in the release")
+    specific_limit: int = Field(default=0, ge=0, description="a term in at most this many chunks is specific")
+    document_frequency: dict[str, int] = Field(default_factory=dict)
+
+
 class CheckRecord(_Frozen):
     """One check the verifier ran: enough to re-run it and compare."""
 
@@ -90,6 +106,7 @@ class CheckRecord(_Frozen):
     detail: str = ""
     inputs_sha256: str = ""
     claim_index: int | None = None
+    term_basis: TermBasis | None = None
 
 
 class Verdict(_Frozen):

@@ -55,6 +55,10 @@ class Reason(StrEnum):
     # abstain: verification
     UNSUPPORTED_DRUG = "unsupported_drug"
     UNGROUNDED_NUMBER = "ungrounded_number"
+    UNBOUND_QUANTITY = "unbound_quantity"
+    POPULATION_MISMATCH = "population_mismatch"
+    UNSUPPORTED_LABEL = "unsupported_label"
+    UNSUPPORTED_TERM = "unsupported_term"
     INVALID_CITATION = "invalid_citation"
     UNCITED_CLAIM = "uncited_claim"
     UNSUPPORTED_CLAIM = "unsupported_claim"

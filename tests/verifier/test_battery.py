@@ -17,7 +17,7 @@ from duocthu_runtime.bus.envelope import utcnow
 from duocthu_runtime.llm.port import ProviderUnavailable, TurnBudget
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.verification import verify
-from tests.fixtures.verifier import ScriptedProvider, make_evidence
+from tests.fixtures.verifier import ScriptedProvider, make_evidence, sample_term_statistics
 
 PARA_DOSE = make_evidence("paracetamol", "lieu_luong_va_cach_dung")
 IBU_DOSE = make_evidence("ibuprofen", "lieu_luong_va_cach_dung")
@@ -151,9 +151,11 @@ CASES: list[Case] = [
     Case("draft over visual-check evidence", [c("Xem bảng.", 1)], [GENTA_DOSE_VISUAL],
          Reason.VISUAL_EVIDENCE_NOT_GENERATABLE),
     # --- entailment: judge
-    Case("fabricated indication, no judge configured", [c("Metformin chữa ung thư.", 1)], [MET_IND],
-         Reason.JUDGE_UNAVAILABLE),
-    Case("fabricated indication, judge says no", [c("Metformin chữa ung thư.", 1)], [MET_IND],
+    Case("fabricated indication with a specific term, even a yes-judge is not asked",
+         [c("Metformin dùng để điều trị ung thư.", 1)], [MET_IND], Reason.UNSUPPORTED_TERM, judge=[ENTAILED]),
+    Case("reworded claim of common words, no judge configured", [c("Metformin dùng cho người lớn béo phì không cần chế độ ăn.", 1)],
+         [MET_IND], Reason.JUDGE_UNAVAILABLE),
+    Case("reworded claim of common words, judge says no", [c("Metformin dùng cho người lớn béo phì không cần chế độ ăn.", 1)], [MET_IND],
          Reason.UNSUPPORTED_CLAIM, judge=[NOT_ENTAILED]),
     Case("paraphrase, judge says yes", [c(ADULT_REPHRASED, 1)], [PARA_DOSE], Reason.VERIFIED,
          judge=[ENTAILED]),
@@ -171,9 +173,9 @@ CASES: list[Case] = [
          judge=[json.dumps({"claims": [{"index": 1, "entailed": "yes"}], "complete": True})]),
     Case("paraphrase, no LLM calls left", [c(ADULT_REPHRASED, 1)], [PARA_DOSE], Reason.REQUEST_BUDGET_EXHAUSTED,
          judge=[ENTAILED], calls_left=0),
-    Case("dose moved to the wrong population, judge says no",
+    Case("dose moved to the wrong population band, even a yes-judge is not asked",
          [c("Trẻ em từ 1 tháng đến dưới 12 tuổi: 500 mg – 1 g/lần, cách nhau 4 – 6 giờ khi cần.", 1)], [PARA_DOSE],
-         Reason.UNSUPPORTED_CLAIM, judge=[NOT_ENTAILED]),
+         Reason.UNBOUND_QUANTITY, judge=[ENTAILED]),
     Case("verbatim claims never need the judge", [c(ADULT, 1)], [PARA_DOSE], Reason.VERIFIED,
          judge=[ProviderUnavailable("should not be called")]),
     # --- completeness
@@ -197,7 +199,7 @@ CASES: list[Case] = [
          [c("Bảo quản dưới 30 °C.", 1)], [AML_STORE], Reason.INCOMPLETE_ANSWER,
          judge=[judge_reply(1, complete=False, missing=[
              {"description": "thiếu tránh ánh sáng và ẩm", "evidence_quote": "tránh ánh sáng và ẩm"}])]),
-    Case("judge says one of two claims is unsupported", [c(ADULT_REPHRASED, 1), c("Trẻ em: liều cố định.", 1)],
+    Case("judge says one of two claims is unsupported", [c(ADULT_REPHRASED, 1), c("Trẻ em: dùng liều như người lớn.", 1)],
          [PARA_DOSE], Reason.UNSUPPORTED_CLAIM,
          judge=[json.dumps({"claims": [{"index": 1, "entailed": True}, {"index": 2, "entailed": False}],
                             "complete": True})]),
@@ -230,7 +232,7 @@ async def test_adversarial_draft(case: Case) -> None:
 
     budget = TurnBudget(deadline=utcnow() + timedelta(seconds=2 if case.judge_delay_s else 30),
                         calls_left=case.calls_left)
-    verdict = await verify(_payload(case), judge, budget)
+    verdict = await verify(_payload(case), judge, budget, sample_term_statistics())
     assert verdict.reason == case.expect, [r.model_dump() for r in verdict.checks if r.outcome != "passed"]
     assert verdict.accepted == (case.expect is Reason.VERIFIED)
     assert verdict.checks, "every verdict records the checks that ran"
@@ -251,7 +253,8 @@ def test_judge_sees_only_cited_blocks_labelled_with_metadata() -> None:
     from datetime import timedelta
 
     verdict = asyncio.run(verify(_payload(case), Judge(provider),
-                                 TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=2)))
+                                 TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=2),
+                                 sample_term_statistics()))
     assert verdict.accepted
     prompt = provider.requests[0].messages[0].content
     assert "(drug_id=paracetamol; thuốc=PARACETAMOL; mục=Liều lượng và cách dùng)" in prompt

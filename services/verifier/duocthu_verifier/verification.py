@@ -7,21 +7,25 @@ from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_runtime.llm.port import TurnBudget
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.checks import DraftUnderCheck, run_deterministic_checks
+from duocthu_verifier.domain.terms import TermStatistics
 from duocthu_verifier.domain.verdict import decide, judge_records, needs_judge
 
 
-def subject_of(payload: AnswerDraftedPayload) -> DraftUnderCheck:
+def subject_of(payload: AnswerDraftedPayload, terms: TermStatistics | None = None) -> DraftUnderCheck:
     return DraftUnderCheck(
         draft=payload.draft,
         evidence=payload.evidence,
         list_mode=payload.list_mode,
         candidate_drug_ids=payload.candidate_drug_ids,
         rendered_answer=payload.rendered_answer or None,
+        terms=terms,
     )
 
 
-async def verify(payload: AnswerDraftedPayload, judge: Judge | None, budget: TurnBudget) -> Verdict:
-    subject = subject_of(payload)
+async def verify(payload: AnswerDraftedPayload, judge: Judge | None, budget: TurnBudget,
+                 terms: TermStatistics | None = None) -> Verdict:
+    """``terms``: the live release's term statistics (``None`` until one is seen: every new term is specific)."""
+    subject = subject_of(payload, terms)
     records = run_deterministic_checks(subject)
     if not needs_judge(records) or judge is None:
         return decide(subject, records)

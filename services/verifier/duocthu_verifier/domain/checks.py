@@ -13,13 +13,15 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from duocthu_contracts.answer import CheckOutcome, CheckRecord, Claim, Draft
+from duocthu_contracts.answer import CheckOutcome, CheckRecord, Claim, Draft, TermBasis
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_verifier.domain.binding import Binding, bind, verbatim
 from duocthu_verifier.domain.numbers import ungrounded
+from duocthu_verifier.domain.phrases import unsupported
 from duocthu_verifier.domain.rendering import has_content, render, split_segments
-from duocthu_verifier.domain.text import lowered, normalized, strip_markers
+from duocthu_verifier.domain.terms import TermStatistics, new_specific_terms, terms
+from duocthu_verifier.domain.text import strip_markers
 
 #: Ranking language: "indicated for" never proves "preferred" (seed 000, rule 10).
 RANKING_PHRASES: tuple[str, ...] = (
@@ -44,6 +46,8 @@ class DraftUnderCheck:
     list_mode: bool = False
     candidate_drug_ids: Sequence[str] = ()
     rendered_answer: str | None = None
+    #: The live release's term statistics (``None``: every new term counts as specific).
+    terms: TermStatistics | None = None
 
 
 def inputs_hash(*parts: object) -> str:
@@ -51,7 +55,8 @@ def inputs_hash(*parts: object) -> str:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def _record(check: str, failure: Reason | None, detail: str, digest: str, claim: int | None = None) -> CheckRecord:
+def _record(check: str, failure: Reason | None, detail: str, digest: str, claim: int | None = None,
+            basis: TermBasis | None = None) -> CheckRecord:
     return CheckRecord(
         check=check,
         outcome=CheckOutcome.FAILED if failure else CheckOutcome.PASSED,
@@ -59,6 +64,7 @@ def _record(check: str, failure: Reason | None, detail: str, digest: str, claim:
         detail=detail,
         inputs_sha256=digest,
         claim_index=claim,
+        term_basis=basis,
     )
 
 
@@ -147,23 +153,48 @@ def check_numbers(subject: DraftUnderCheck) -> list[CheckRecord]:
     return records
 
 
-def _phrase_present(phrase: str, text_lower: str, text_folded: str) -> bool:
-    return phrase in text_lower or fold(phrase) in text_folded
+def _cited_texts(blocks: Sequence[Evidence]) -> list[tuple[str, list[str]]]:
+    return [(b.text, list(b.context_labels)) for b in blocks]
+
+
+def check_binding(subject: DraftUnderCheck) -> list[CheckRecord]:
+    """Each claim bound to one passage: its quantities, then its population words, then its label.
+
+    One binding per claim yields three groups of records, in that order, so
+    the verdict names the first property that failed (``binding.py``).
+    """
+    bindings: list[Binding] = [bind(claim, subject.evidence) for claim in subject.draft.claims]
+    groups: dict[str, list[CheckRecord]] = {"quantity_binding": [], "population_binding": [], "label_binding": []}
+    for i, (claim, binding) in enumerate(zip(subject.draft.claims, bindings, strict=True)):
+        cited_texts = _cited_texts(cited(subject, claim))
+        for check in groups:
+            digest = inputs_hash(check, claim.text, claim.label, cited_texts)
+            failure: Reason | None = None
+            detail = ""
+            if check == "quantity_binding" and not binding.quantities_bound:
+                failure = Reason.UNBOUND_QUANTITY
+                detail = "no single cited sentence or row prints these quantities with these units in this " \
+                         f"order: {[str(q) for q in binding.unbound]}"
+            elif check == "population_binding" and not binding.population_bound:
+                failure = Reason.POPULATION_MISMATCH
+                detail = f"population not carried by the bound passage or its labels: " \
+                         f"{sorted(binding.foreign_populations)}"
+            elif check == "label_binding" and not binding.label_bound:
+                failure = Reason.UNSUPPORTED_LABEL
+                detail = f"label {claim.label!r} is not a label in force over the bound passage"
+            groups[check].append(_record(check, failure, detail, digest, i))
+    return [r for records in groups.values() for r in records]
 
 
 def _language(subject: DraftUnderCheck, check: str, phrases: tuple[str, ...], reason: Reason) -> list[CheckRecord]:
+    """Ranking/safety phrases of a claim that its cited blocks do not print (the label is checked verbatim)."""
     records = []
     for i, claim in enumerate(subject.draft.claims):
-        claim_lower, claim_folded = lowered(claim.text), fold(claim.text)
         evidence = " ".join(b.text for b in cited(subject, claim))
-        ev_lower, ev_folded = lowered(evidence), fold(evidence)
-        unsupported = [
-            p for p in phrases
-            if _phrase_present(p, claim_lower, claim_folded) and not _phrase_present(p, ev_lower, ev_folded)
-        ]
-        digest = inputs_hash(check, claim.text, evidence)
-        detail = f"not in cited evidence: {unsupported}" if unsupported else ""
-        records.append(_record(check, reason if unsupported else None, detail, digest, i))
+        missing = unsupported(claim.text, evidence, phrases)
+        digest = inputs_hash(check, claim.text, claim.label, evidence)
+        detail = f"not in cited evidence: {missing}" if missing else ""
+        records.append(_record(check, reason if missing else None, detail, digest, i))
     return records
 
 
@@ -175,17 +206,38 @@ def check_safety(subject: DraftUnderCheck) -> list[CheckRecord]:
     return _language(subject, "safety_language", SAFETY_PHRASES, Reason.UNSUPPORTED_SAFETY_CLAIM)
 
 
-def is_verbatim(claim: Claim, blocks: Sequence[Evidence]) -> bool:
-    """Whitespace-normalised substring of a cited block; a carried label may prefix the claim."""
-    text = normalized(strip_markers(claim.text))
-    candidates = [text]
-    if claim.label:
-        label = normalized(claim.label).rstrip(":").strip()
-        for prefix in (f"{label}:", label):
-            if text.startswith(prefix):
-                candidates.append(text[len(prefix):].strip())
-    sources = [normalized(b.text) for b in blocks]
-    return any(c and any(c in source for source in sources) for c in candidates)
+def evidence_terms(blocks: Sequence[Evidence]) -> set[str]:
+    """What the cited blocks name: their text, drug name, section title and carried labels."""
+    found: set[str] = set()
+    for b in blocks:
+        found |= terms(" \n ".join([b.text, b.drug_name, b.section_title, *b.context_labels]))
+    return found
+
+
+def check_terms(subject: DraftUnderCheck) -> list[CheckRecord]:
+    """No claim brings in a term that is specific in the live release and absent from its cited blocks.
+
+    The record keeps the release id, the statistics' digest and the document
+    frequency of every term it looked up, so ``duocthu audit reverify`` re-runs
+    the check from the record alone and an auditor can compare the digest
+    with the release.
+    """
+    stats = subject.terms
+    records = []
+    for i, claim in enumerate(subject.draft.claims):
+        blocks = cited(subject, claim)
+        finding = new_specific_terms(strip_markers(claim.text), evidence_terms(blocks), stats)
+        basis = TermBasis(
+            release_id=stats.release_id if stats else None, statistics_sha256=stats.sha256 if stats else "",
+            documents=stats.documents if stats else 0, specific_limit=stats.specific_limit() if stats else 0,
+            document_frequency=finding.consulted,
+        )
+        digest = inputs_hash("terms", claim.text, claim.label, _cited_texts(blocks),
+                             [(b.drug_name, b.section_title) for b in blocks], basis.model_dump(mode="json"))
+        detail = f"specific terms absent from the cited blocks: {list(finding.specific)}" if finding.specific else ""
+        records.append(_record("specific_terms", Reason.UNSUPPORTED_TERM if finding.specific else None, detail,
+                               digest, i, basis))
+    return records
 
 
 def check_verbatim(subject: DraftUnderCheck) -> list[CheckRecord]:
@@ -193,8 +245,8 @@ def check_verbatim(subject: DraftUnderCheck) -> list[CheckRecord]:
     records = []
     for i, claim in enumerate(subject.draft.claims):
         blocks = cited(subject, claim)
-        digest = inputs_hash("verbatim", claim.text, claim.label, [b.text for b in blocks])
-        ok = is_verbatim(claim, blocks)
+        digest = inputs_hash("verbatim", claim.text, claim.label, _cited_texts(blocks))
+        ok = verbatim(claim, subject.evidence)
         records.append(CheckRecord(
             check="verbatim_entailment", outcome=CheckOutcome.PASSED if ok else CheckOutcome.NOT_RUN,
             detail="" if ok else "not verbatim: needs the entailment judge", inputs_sha256=digest, claim_index=i,
@@ -204,7 +256,7 @@ def check_verbatim(subject: DraftUnderCheck) -> list[CheckRecord]:
 
 DETERMINISTIC_CHECKS = (
     check_schema, check_visual, check_candidates, check_citations, check_numbers, check_ranking, check_safety,
-    check_verbatim,
+    check_binding, check_terms, check_verbatim,
 )
 
 
