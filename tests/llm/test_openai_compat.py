@@ -90,6 +90,38 @@ async def test_timeout_is_unavailable(httpserver: HTTPServer) -> None:
         await _provider(httpserver, max_attempts=1).complete(quick)
 
 
+def _stalling(httpserver: HTTPServer) -> None:
+    def stall(request: Request) -> Response:
+        time.sleep(1.5)
+        return Response(json.dumps(_completion("{}")), content_type="application/json")
+
+    httpserver.expect_request("/v1/chat/completions").respond_with_handler(stall)
+
+
+async def test_configured_read_timeout_and_attempts_bound_a_stalling_server(
+        httpserver: HTTPServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """JUDGE_READ_TIMEOUT_S / JUDGE_MAX_ATTEMPTS reach the provider: two short attempts, not the turn's 10 s."""
+    _stalling(httpserver)
+    monkeypatch.setenv("JUDGE_PROVIDER", "openai")
+    monkeypatch.setenv("JUDGE_OPENAI_BASE_URL", httpserver.url_for("/v1"))
+    monkeypatch.setenv("JUDGE_READ_TIMEOUT_S", "0.2")
+    monkeypatch.setenv("JUDGE_MAX_ATTEMPTS", "2")
+    provider = make_chat_provider("judge")
+    assert provider is not None
+    long_turn = ChatRequest(system="s", messages=(ChatMessage("user", "q"),), timeout_s=10.0)
+    with pytest.raises(ProviderUnavailable, match=r"after 2 attempt\(s\): ReadTimeout"):
+        await provider.complete(long_turn)
+
+
+async def test_attempts_stay_inside_the_turns_remaining_time(httpserver: HTTPServer) -> None:
+    """With 0.4 s left and a 5 s read timeout, one attempt of 0.4 s is all there is time for."""
+    _stalling(httpserver)
+    provider = _provider(httpserver, read_timeout_s=5.0, max_attempts=3)
+    short_turn = ChatRequest(system="s", messages=(ChatMessage("user", "q"),), timeout_s=0.4)
+    with pytest.raises(ProviderUnavailable, match=r"after 1 attempt\(s\): ReadTimeout"):
+        await provider.complete(short_turn)
+
+
 async def test_refused_connection_is_unavailable() -> None:
     provider = OpenAICompatibleProvider(base_url="http://127.0.0.1:9/v1", model="m", max_attempts=1)
     with pytest.raises(ProviderUnavailable):

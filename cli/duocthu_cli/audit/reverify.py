@@ -6,7 +6,10 @@ was checked against, and the verdict that followed it (in
 of its inputs.  Re-running the current verifier code on the recorded draft
 must give the same deterministic records and, when a judge is configured,
 the same verdict; anything else is a disagreement an auditor must read:
-a tampered record, a changed check, or evidence that was altered.
+a tampered record, a changed check, or evidence that was altered.  The
+specific-term check consulted the live release's term statistics; its
+records hold the release id, the statistics' digest and every frequency it
+looked up, and the re-run uses exactly those.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from duocthu_runtime.bus.envelope import utcnow
 from duocthu_runtime.llm.port import TurnBudget
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.checks import run_deterministic_checks
+from duocthu_verifier.domain.terms import recorded_statistics
 from duocthu_verifier.verification import subject_of, verify
 
 JUDGE_CHECKS = frozenset({"entailment_judge", "completeness"})
@@ -93,12 +97,13 @@ async def reverify_chain(chain: Sequence[Recorded], judge: Judge | None, report:
         if recorded is None:
             disagree("no recorded verdict follows this draft")
             continue
-        for problem in compare_checks(recorded.checks, run_deterministic_checks(subject_of(payload))):
+        terms = recorded_statistics(recorded.checks)  # the release's statistics as the verdict consulted them
+        for problem in compare_checks(recorded.checks, run_deterministic_checks(subject_of(payload, terms))):
             disagree(problem)
         if judge is None and any(r.check in JUDGE_CHECKS for r in recorded.checks):
             continue  # the recorded verdict needed a judge this run does not have: deterministic part only
         budget = TurnBudget(deadline=utcnow() + timedelta(seconds=60), calls_left=2)
-        rerun = await verify(payload, judge, budget)
+        rerun = await verify(payload, judge, budget, terms)
         if rerun.reason in _JUDGE_REASONS and recorded.reason not in _JUDGE_REASONS:
             continue  # the judge could not be consulted now: not evidence of a different verdict
         report.compared_verdicts += 1

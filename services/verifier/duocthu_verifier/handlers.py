@@ -11,19 +11,21 @@ from duocthu_runtime.bus.stage import StageContext
 from duocthu_runtime.llm.port import TurnBudget
 from duocthu_verifier import metrics
 from duocthu_verifier.adapters.judge import Judge
+from duocthu_verifier.adapters.release_terms import LiveTermStatistics
 from duocthu_verifier.domain.blocks import build_blocks
 from duocthu_verifier.domain.rendering import render
 from duocthu_verifier.verification import verify
 
 
 class VerifierHandler:
-    def __init__(self, judge: Judge | None) -> None:
+    def __init__(self, judge: Judge | None, terms: LiveTermStatistics | None = None) -> None:
         self.judge = judge
+        self.terms = terms or LiveTermStatistics()
 
     async def __call__(self, message: AnswerDrafted, ctx: StageContext[AnswerDrafted]) -> Sequence[Message]:
         payload = message.payload
         budget = TurnBudget(deadline=message.deadline, calls_left=message.llm_calls_remaining)
-        verdict = await verify(payload, self.judge, budget)
+        verdict = await verify(payload, self.judge, budget, self.terms.current)
         used = budget.calls_used
         common = {
             "frame": payload.frame, "route": payload.route, "plan": payload.plan, "verdict": verdict,

@@ -27,5 +27,5 @@ def make_chat_provider(role: Role, settings: ChatSettings | None = None, *,
         return OpenAICompatibleProvider(
             base_url=config.openai_base_url, model=config.openai_model, api_key=config.openai_api_key,
             json_mode=config.openai_json_mode, connect_timeout_s=config.connect_timeout_s,
-            max_attempts=config.max_attempts)
+            read_timeout_s=config.read_timeout_s, max_attempts=config.max_attempts)
     return None

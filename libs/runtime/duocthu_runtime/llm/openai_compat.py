@@ -6,10 +6,17 @@ Transport failures — refused connection, timeout, 429, 5xx — are
 model said something unusable".  JSON output is *requested* with
 ``response_format`` when configured; the caller still parses strictly,
 because not every server honours it.
+
+Time: each attempt waits at most the configured connect and read timeouts
+(``*_CONNECT_TIMEOUT_S``, ``*_READ_TIMEOUT_S``), and all attempts together
+at most ``request.timeout_s`` — what the turn has left — so a model that
+stalls costs one read timeout per attempt and never holds the turn to its
+deadline.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import httpx
@@ -23,13 +30,14 @@ class OpenAICompatibleProvider:
     """Chat provider over httpx; one client per provider, reused across calls."""
 
     def __init__(self, *, base_url: str, model: str, api_key: str | None = None, json_mode: bool = True,
-                 connect_timeout_s: float = 5.0, max_attempts: int = 2,
+                 connect_timeout_s: float = 5.0, read_timeout_s: float = 20.0, max_attempts: int = 2,
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._url = base_url.rstrip("/") + "/chat/completions"
         self._model = model
         self._json_mode = json_mode
         self._connect_timeout_s = connect_timeout_s
+        self._read_timeout_s = read_timeout_s
         self._max_attempts = max_attempts
         self._client = httpx.AsyncClient(headers=headers, transport=transport)
 
@@ -53,9 +61,16 @@ class OpenAICompatibleProvider:
         return body
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        timeout = httpx.Timeout(request.timeout_s, connect=min(self._connect_timeout_s, request.timeout_s))
+        deadline = time.monotonic() + request.timeout_s
         last: Exception | None = None
+        attempts = 0
         for _ in range(self._max_attempts):
+            left = deadline - time.monotonic()
+            if left <= 0.05:
+                last = last or TimeoutError("no time left in the turn")
+                break
+            attempts += 1
+            timeout = httpx.Timeout(min(self._read_timeout_s, left), connect=min(self._connect_timeout_s, left))
             try:
                 response = await self._client.post(self._url, json=self.request_body(request), timeout=timeout)
             except httpx.HTTPError as exc:
@@ -68,7 +83,8 @@ class OpenAICompatibleProvider:
                 raise ProviderUnavailable(
                     f"{self._url} rejected the request: HTTP {response.status_code} {response.text[:200]}")
             return self._parse(response)
-        raise ProviderUnavailable(f"OpenAI-compatible server unavailable: {type(last).__name__}: {last}")
+        raise ProviderUnavailable(f"OpenAI-compatible server unavailable after {attempts} attempt(s): "
+                                  f"{type(last).__name__}: {last}")
 
     def _parse(self, response: httpx.Response) -> ChatResponse:
         try:

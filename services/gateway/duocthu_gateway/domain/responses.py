@@ -6,6 +6,7 @@ Citations are built from the evidence the claims were checked against, so
 
 from __future__ import annotations
 
+from duocthu_contracts.answer import CheckOutcome, Claim, Verdict
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.evidence import Evidence
 from duocthu_contracts.http import (
@@ -58,6 +59,20 @@ def citation(index: int, ev: Evidence) -> Citation:
     )
 
 
+def verified_label(index: int, claim: Claim, verdict: Verdict | None) -> str | None:
+    """A claim's label only when an accepted verdict bound it to a label printed over the claim's passage.
+
+    The label is shown as a heading of the claim, so it is as much a claim as
+    the text: an unverified label (a draft's, or one from before label binding
+    existed) is never shown.
+    """
+    if claim.label is None or verdict is None or not verdict.accepted:
+        return None
+    bound = any(r.check == "label_binding" and r.claim_index == index and r.outcome is CheckOutcome.PASSED
+                for r in verdict.checks)
+    return claim.label if bound else None
+
+
 def render(completed: TurnCompleted, *, otel_trace_id: str | None) -> RagQueryResponse:
     p = completed.payload
     citations = [citation(i, ev) for i, ev in enumerate(p.evidence, start=1) if ev.source_refs]
@@ -70,7 +85,8 @@ def render(completed: TurnCompleted, *, otel_trace_id: str | None) -> RagQueryRe
         reason=p.reason,
         reason_message=REASON_MESSAGES.get(p.reason, ""),
         answer=p.answer,
-        claims=[ClaimOut(text=c.text, citations=c.citations, drug_id=c.drug_id, label=c.label) for c in p.claims],
+        claims=[ClaimOut(text=c.text, citations=c.citations, drug_id=c.drug_id, label=verified_label(i, c, p.verdict))
+                for i, c in enumerate(p.claims)],
         citations=citations,
         quick_replies=p.quick_replies,
         resolved_drug_ids=p.resolved_drug_ids,

@@ -64,7 +64,11 @@ function renderAnswer(body) {
       if (block.title) box.append(el("h3", {}, block.title));
       for (const i of block.claim_indices) {
         const claim = body.claims[i];
-        const p = el("p", {class: "claim"}, claim.text);
+        const p = el("p", {class: "claim"});
+        // the API sends a label only after the verifier bound it to the label printed over the claim's passage
+        const prefix = claim.label ? `${claim.label}: ` : "";
+        if (claim.label && !claim.text.startsWith(prefix)) p.append(el("span", {class: "claim-label"}, prefix));
+        p.append(claim.text);
         for (const n of claim.citations) p.append(chip(body.citations, n));
         box.append(p);
       }

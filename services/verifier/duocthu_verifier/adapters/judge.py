@@ -51,7 +51,7 @@ class Judge:
         request = ChatRequest(
             system=SYSTEM,
             messages=(ChatMessage("user", build_user_message(question, claims, evidence)),),
-            timeout_s=min(20.0, max(1.0, remaining - 0.5)),
+            timeout_s=remaining - 0.5,  # all of the turn's time; the provider caps each attempt by its timeouts
         )
         try:
             response = await self.provider.complete(request)

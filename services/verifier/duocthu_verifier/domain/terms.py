@@ -34,9 +34,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from duocthu_contracts.answer import CheckRecord
 from duocthu_verifier.domain.text import lowered
 
 #: A term printed in at most this share of the release's chunks is specific …
@@ -84,15 +85,36 @@ def statistics_sha256(release_id: str | None, documents: int, frequency: Mapping
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def build_statistics(release_id: str | None, texts: Iterable[str]) -> TermStatistics:
-    """Count, for every term, the chunks that print it."""
-    counts: dict[str, int] = {}
-    documents = 0
-    for text in texts:
-        documents += 1
+class TermCounter:
+    """Document frequencies accumulated chunk by chunk; a chunk seen twice (a redelivery) counts once."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.chunk_ids: set[str] = set()
+
+    @property
+    def documents(self) -> int:
+        return len(self.chunk_ids)
+
+    def add(self, chunk_id: str, text: str) -> None:
+        if chunk_id in self.chunk_ids:
+            return
+        self.chunk_ids.add(chunk_id)
         for term in terms(text):
-            counts[term] = counts.get(term, 0) + 1
-    return TermStatistics(release_id, documents, counts, statistics_sha256(release_id, documents, counts))
+            self.counts[term] = self.counts.get(term, 0) + 1
+
+    def finish(self, release_id: str | None) -> TermStatistics:
+        counts = dict(self.counts)
+        return TermStatistics(release_id, self.documents, counts,
+                              statistics_sha256(release_id, self.documents, counts))
+
+
+def build_statistics(release_id: str | None, texts: Iterable[str]) -> TermStatistics:
+    """Count, for every term, the texts (chunks) that print it."""
+    counter = TermCounter()
+    for n, text in enumerate(texts):
+        counter.add(str(n), text)
+    return counter.finish(release_id)
 
 
 @dataclass(frozen=True)
@@ -113,3 +135,20 @@ def new_specific_terms(claim: str, evidence_terms: set[str], stats: TermStatisti
         if stats is None or df <= stats.specific_limit():
             specific.append(term)
     return TermFinding(tuple(specific), consulted)
+
+
+def recorded_statistics(records: Sequence[CheckRecord]) -> TermStatistics | None:
+    """The statistics a recorded verdict consulted, rebuilt from its check records (for ``audit reverify``).
+
+    Only the looked-up terms are known; a term the re-run looks up that the
+    record does not hold (the claim or its evidence was altered) reads as
+    absent from the release — and the changed inputs hash reports it.
+    """
+    bases = [r.term_basis for r in records if r.term_basis is not None]
+    if not bases or bases[0].release_id is None:
+        return None
+    first = bases[0]
+    frequency: dict[str, int] = {}
+    for basis in bases:
+        frequency.update(basis.document_frequency)
+    return TermStatistics(first.release_id, first.documents, frequency, first.statistics_sha256)
