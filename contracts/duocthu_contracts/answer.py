@@ -95,6 +95,9 @@ class TermBasis(_Frozen):
     documents: int = Field(default=0, ge=0, description="chunks in the release")
     specific_limit: int = Field(default=0, ge=0, description="a term in at most this many chunks is specific")
     document_frequency: dict[str, int] = Field(default_factory=dict)
+    background: str = Field(default="", description="identity of the general-language word frequencies")
+    general_zipf: dict[str, float] = Field(default_factory=dict,
+                                           description="general-language Zipf frequency of each looked-up term")
 
 
 class CheckRecord(_Frozen):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from duocthu_contracts.answer import Verdict
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_runtime.llm.port import TurnBudget
+from duocthu_verifier.adapters.everyday_words import BACKGROUND, general_zipf
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.checks import DraftUnderCheck, run_deterministic_checks
 from duocthu_verifier.domain.terms import TermStatistics
@@ -19,6 +20,8 @@ def subject_of(payload: AnswerDraftedPayload, terms: TermStatistics | None = Non
         candidate_drug_ids=payload.candidate_drug_ids,
         rendered_answer=payload.rendered_answer or None,
         terms=terms,
+        background=general_zipf,
+        background_id=BACKGROUND,
     )
 
 

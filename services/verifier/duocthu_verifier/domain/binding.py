@@ -80,12 +80,21 @@ def verbatim(claim: Claim, evidence: Sequence[Evidence]) -> bool:
     for scope in _occurrence_scopes(text, evidence, claim.citations):
         if label is None or label in {label_text(s) for s in scope}:
             return True
+    return _label_prefixed(text, label, evidence, claim.citations)
+
+
+def printed(claim: Claim, evidence: Sequence[Evidence]) -> bool:
+    """The claim's text is printed in a cited block, whatever its label."""
+    return bool(_occurrence_scopes(normalized(strip_markers(claim.text)), evidence, claim.citations))
+
+
+def _label_prefixed(text: str, label: str | None, evidence: Sequence[Evidence], citations: Sequence[int]) -> bool:
     if label:
         for prefix in (f"{label}:", label):
             if text.startswith(prefix):
                 rest = text[len(prefix):].strip()
                 if any(label in {label_text(s) for s in scope}
-                       for scope in _occurrence_scopes(rest, evidence, claim.citations)):
+                       for scope in _occurrence_scopes(rest, evidence, citations)):
                     return True
     return False
 
@@ -101,6 +110,9 @@ def _body(p: Passage) -> str:
 def bind(claim: Claim, evidence: Sequence[Evidence]) -> Binding:
     if verbatim(claim, evidence):
         return Binding(verbatim=True)
+    if printed(claim, evidence):
+        # the text is the book's, word for word, only the label is not in force where it is printed
+        return Binding(verbatim=False, label_bound=False)
     text = strip_markers(claim.text)
     found = passages(evidence, claim.citations)
     wanted = quantities(text)

@@ -20,7 +20,7 @@ from duocthu_verifier.domain.binding import Binding, bind, verbatim
 from duocthu_verifier.domain.numbers import ungrounded
 from duocthu_verifier.domain.phrases import unsupported
 from duocthu_verifier.domain.rendering import has_content, render, split_segments
-from duocthu_verifier.domain.terms import TermStatistics, new_specific_terms, terms
+from duocthu_verifier.domain.terms import Background, TermStatistics, new_specific_terms, terms
 from duocthu_verifier.domain.text import strip_markers
 
 #: Ranking language: "indicated for" never proves "preferred" (seed 000, rule 10).
@@ -48,6 +48,9 @@ class DraftUnderCheck:
     rendered_answer: str | None = None
     #: The live release's term statistics (``None``: every new term counts as specific).
     terms: TermStatistics | None = None
+    #: General-language word frequency and its identity (``None``: no word is exempt as an everyday word).
+    background: Background | None = None
+    background_id: str = ""
 
 
 def inputs_hash(*parts: object) -> str:
@@ -226,11 +229,12 @@ def check_terms(subject: DraftUnderCheck) -> list[CheckRecord]:
     records = []
     for i, claim in enumerate(subject.draft.claims):
         blocks = cited(subject, claim)
-        finding = new_specific_terms(strip_markers(claim.text), evidence_terms(blocks), stats)
+        finding = new_specific_terms(strip_markers(claim.text), evidence_terms(blocks), stats, subject.background)
         basis = TermBasis(
             release_id=stats.release_id if stats else None, statistics_sha256=stats.sha256 if stats else "",
             documents=stats.documents if stats else 0, specific_limit=stats.specific_limit() if stats else 0,
-            document_frequency=finding.consulted,
+            document_frequency=finding.consulted, background=subject.background_id if subject.background else "",
+            general_zipf=finding.everyday,
         )
         digest = inputs_hash("terms", claim.text, claim.label, _cited_texts(blocks),
                              [(b.drug_name, b.section_title) for b in blocks], basis.model_dump(mode="json"))

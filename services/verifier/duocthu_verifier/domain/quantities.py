@@ -116,9 +116,20 @@ def bind_in_order(claim: Sequence[Quantity], labels: Sequence[Quantity], body: S
     sequence, or pairing a value with another unit, never matches.  Greedy
     earliest matching decides subsequence membership exactly; a quantity that
     fits the label is taken there first, which never consumes body positions.
+
+    A number without a unit ("typ 2", a code such as "CYP3A4") names a kind,
+    not an amount: it must occur (as often) in the passage, in any order — a
+    rewording may move "typ 2" to the end, and swapping it with a dose changes
+    a unit anyway.
     """
+    free = [*labels, *body]
+    for q in (q for q in claim if not q.unit):
+        at = next((i for i, s in enumerate(free) if not s.unit and q.matches(s)), None)
+        if at is None:
+            return False
+        free.pop(at)
     lp = bp = 0
-    for q in claim:
+    for q in (q for q in claim if q.unit):
         at = next((i for i in range(lp, len(labels)) if q.matches(labels[i])), None)
         if at is not None:
             lp = at + 1
