@@ -45,6 +45,25 @@ def answers(
 
 
 @app.command()
+def verifier(
+    out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-verifier.json"),
+) -> None:
+    """Adversarial writer x lying/honest judge over the 42 sample monographs, and the honest paraphrases."""
+    from duocthu_cli.eval.verifier import run_verifier_eval, table
+
+    report = run_verifier_eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report.as_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    for line in table(report):
+        typer.echo(line)
+    for failure in report.failures:
+        typer.echo(f"  {failure}")
+    typer.echo(f"report: {out}")
+    accepted = sum(r.accepted_lying for r in report.families.values())
+    raise typer.Exit(0 if accepted == 0 and report.reached_judge >= 0.95 * report.paraphrases else 1)
+
+
+@app.command()
 def parse(
     pdf: Annotated[Path | None, typer.Option("--pdf", help="default: build the sample formulary into var/eval")] = None,
     truth: Annotated[Path | None, typer.Option("--truth", help="ground-truth JSON (default: next to the PDF)")] = None,
