@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import timedelta
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from duocthu_contracts.answer import AnswerPlan, Claim, Draft
-from duocthu_contracts.evidence import Route
+from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_runtime.bus.envelope import utcnow
 from duocthu_runtime.llm.port import TurnBudget
+from duocthu_runtime.text.vietnamese import fold
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.numbers import numeric_tokens, ungrounded
 from duocthu_verifier.domain.rendering import render, split_segments
 from duocthu_verifier.verification import verify
-from tests.fixtures.verifier import ScriptedProvider, make_evidence
+from tests.fixtures.verifier import ScriptedProvider, make_evidence, sample_term_statistics
 
 EVIDENCE = [make_evidence("paracetamol", "lieu_luong_va_cach_dung"), make_evidence("metformin", "chong_chi_dinh")]
 KNOWN = set(numeric_tokens(" ".join(e.text for e in EVIDENCE)))
@@ -75,3 +77,55 @@ def test_rendering_round_trips_through_segments(claims: list[tuple[str, list[int
     built = [Claim(text=t, citations=c) for t, c in claims if t.strip()]
     segments = split_segments(render(built))
     assert [s.citations for s in segments] == [tuple(c.citations) for c in built]
+
+
+# --- issue 17: quantities keep their unit, claims keep their population, whatever the judge says -------------
+
+DOSE_BLOCKS = [make_evidence(d, "lieu_luong_va_cach_dung") for d in ("paracetamol", "ibuprofen", "cetirizin",
+                                                                      "amoxicilin", "carbamazepin", "levothyroxin")]
+UNITS = ("mg", "g", "mg/kg", "mg/kg/lần", "mg/kg/ngày", "mg/ngày", "g/ngày", "mg/lần", "g/lần", "microgam",
+         "ml", "ml/phút", "giờ", "ngày", "tuần", "tháng", "tuổi", "lần", "lần/ngày", "viên", "°C", "%")
+_QTY = re.compile(r"(?<![\w,.])(\d+(?:[.,]\d+)*) (" + "|".join(re.escape(u) for u in sorted(UNITS, key=len,
+                                                                                             reverse=True))
+                  + r")(?![\w/])")
+QUANTIFIED = [(block, sentence, m.start(), m.end(), m.group(1))
+              for block in DOSE_BLOCKS for paragraph in block.text.split("\n") for sentence in paragraph.split(". ")
+              for m in _QTY.finditer(sentence)]
+POPULATION_PHRASES = ("Trẻ em", "Trẻ sơ sinh", "Người lớn", "Người cao tuổi", "Phụ nữ có thai",
+                      "Phụ nữ cho con bú", "Người suy thận", "Người suy gan", "Người cân nặng dưới 40 kg")
+
+
+def _printed_anywhere(value: str, unit: str, text: str) -> bool:
+    return bool(re.search(rf"(?<![\w,.]){re.escape(value)} ?{re.escape(unit)}(?![\w/])", text))
+
+
+def _yes_verdict(claim: Claim, block: Evidence, judge: Judge) -> bool:
+    payload = AnswerDraftedPayload(
+        query="q", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION, evidence=[block],
+        plan=AnswerPlan(), draft=Draft(claims=[claim], generated=True))
+    verdict = asyncio.run(verify(payload, judge, TurnBudget(deadline=utcnow() + timedelta(seconds=30),
+                                                            calls_left=2), sample_term_statistics()))
+    return verdict.accepted
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(pick=st.sampled_from(QUANTIFIED), unit=st.sampled_from(UNITS))
+def test_a_quantity_with_a_unit_never_printed_with_its_value_is_never_accepted(
+        pick: tuple[Evidence, str, int, int, str], unit: str, lying_judge: Judge) -> None:
+    block, sentence, start, end, value = pick
+    claim_text = f"{sentence[:start]}{value} {unit}{sentence[end:]}"
+    assume(not _printed_anywhere(value, unit, block.text))
+    assert not _yes_verdict(Claim(text=claim_text, citations=[1]), block, lying_judge)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(pick=st.sampled_from(QUANTIFIED), population=st.sampled_from(POPULATION_PHRASES))
+def test_a_dose_given_to_a_population_its_block_never_names_is_never_accepted(
+        pick: tuple[Evidence, str, int, int, str], population: str, lying_judge: Judge) -> None:
+    block, sentence, _, _, _ = pick
+    words = [w for w in fold(population).split() if w not in {"nguoi", "duoi", "40", "kg"}]
+    assume(not all(re.search(rf"\b{re.escape(w)}\b", fold(block.text)) for w in words))
+    body = sentence.split(":", 1)[1].strip() if ":" in sentence[:90] else sentence
+    assert not _yes_verdict(Claim(text=f"{population}: {body}", citations=[1]), block, lying_judge)

@@ -69,7 +69,7 @@ class _JudgeServer(ThreadingHTTPServer):
 class _JudgeHandler(BaseHTTPRequestHandler):
     server: _JudgeServer
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.calls += 1
         prompt = body["messages"][-1]["content"]
@@ -85,7 +85,7 @@ class _JudgeHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (http.server's signature)
+    def log_message(self, format: str, *args: object) -> None:
         return
 
 

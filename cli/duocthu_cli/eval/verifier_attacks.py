@@ -15,13 +15,12 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from duocthu_cli.eval.verifier_sample import monographs, section_evidence
 from duocthu_contracts.answer import Claim
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence
 from duocthu_contracts.sections import SectionKey
 from duocthu_runtime.text.vietnamese import fold
-
-from duocthu_cli.eval.verifier_sample import monographs, section_evidence
 
 NUMBER = re.compile(r"(?<![\w,.])\d+(?:[.,]\d+)*(?![\w])")
 #: Unit replacements that change what a dose means (longest units first so "mg/kg" is not read as "mg").

@@ -58,7 +58,7 @@ def inputs_hash(*parts: object) -> str:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def _record(check: str, failure: Reason | None, detail: str, digest: str, claim: int | None = None,
+def _record(check: str, failure: Reason | None, detail: str, digest: str, claim: int | None = None, *,
             basis: TermBasis | None = None) -> CheckRecord:
     return CheckRecord(
         check=check,
@@ -170,7 +170,7 @@ def check_binding(subject: DraftUnderCheck) -> list[CheckRecord]:
     groups: dict[str, list[CheckRecord]] = {"quantity_binding": [], "population_binding": [], "label_binding": []}
     for i, (claim, binding) in enumerate(zip(subject.draft.claims, bindings, strict=True)):
         cited_texts = _cited_texts(cited(subject, claim))
-        for check in groups:
+        for check, records in groups.items():
             digest = inputs_hash(check, claim.text, claim.label, cited_texts)
             failure: Reason | None = None
             detail = ""
@@ -185,8 +185,8 @@ def check_binding(subject: DraftUnderCheck) -> list[CheckRecord]:
             elif check == "label_binding" and not binding.label_bound:
                 failure = Reason.UNSUPPORTED_LABEL
                 detail = f"label {claim.label!r} is not a label in force over the bound passage"
-            groups[check].append(_record(check, failure, detail, digest, i))
-    return [r for records in groups.values() for r in records]
+            records.append(_record(check, failure, detail, digest, i))
+    return [r for group in groups.values() for r in group]
 
 
 def _language(subject: DraftUnderCheck, check: str, phrases: tuple[str, ...], reason: Reason) -> list[CheckRecord]:
@@ -240,7 +240,7 @@ def check_terms(subject: DraftUnderCheck) -> list[CheckRecord]:
                              [(b.drug_name, b.section_title) for b in blocks], basis.model_dump(mode="json"))
         detail = f"specific terms absent from the cited blocks: {list(finding.specific)}" if finding.specific else ""
         records.append(_record("specific_terms", Reason.UNSUPPORTED_TERM if finding.specific else None, detail,
-                               digest, i, basis))
+                               digest, i, basis=basis))
     return records
 
 
