@@ -58,7 +58,7 @@ def _occurrence_scopes(text: str, evidence: Sequence[Evidence], citations: Seque
     for index in dict.fromkeys(citations):
         if not 1 <= index <= len(evidence):
             continue
-        paras = block_paragraphs(index, evidence[index - 1])
+        paras = block_paragraphs(evidence, index)
         starts: list[int] = []
         joined = ""
         for para in paras:

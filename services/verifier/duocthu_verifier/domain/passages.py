@@ -8,7 +8,9 @@ the labels a reader of the book sees in force over it, outermost first —
 
 * the block's ``context_labels`` (the ingest worker repeats the
   population/route labels in force at a chunk seam; the repetition is
-  stripped from the text, it is not source),
+  stripped from the text, it is not source) — or, for a block without them
+  that directly continues the previous block of the evidence list (same
+  drug and section, next part), the headings in force at that block's end,
 * the label-only paragraphs above it in the block ("Đường uống:",
   "Người lớn:"); a route heading resets the population heading under it,
 * the paragraph's own leading label ("Trẻ em từ 1 đến 5 tuổi: …") and, for a
@@ -26,7 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from duocthu_contracts.evidence import Evidence
-from duocthu_verifier.domain.text import normalized
 
 #: A leading label is short: the book's "Người lớn và trẻ em cân nặng từ 50 kg:" is 9 words.
 LABEL_MAX_CHARS = 90
@@ -90,7 +91,6 @@ class _Scope:
     def __init__(self, carried: Sequence[str]) -> None:
         self.route: str | None = None
         self.population: str | None = None
-        self.other: list[str] = []
         for label in carried:
             self.enter(label)
 
@@ -108,14 +108,40 @@ def _strip_label(label: str) -> str:
     return label.strip().rstrip(":").strip()
 
 
-def block_paragraphs(index: int, block: Evidence) -> list[Paragraph]:
-    """The block's paragraphs (newline-separated), with carried labels stripped from the text."""
-    text = block.text
-    carried = [_strip_label(lbl) for lbl in block.context_labels if _strip_label(lbl)]
+def _continues(block: Evidence, previous: Evidence) -> bool:
+    return (block.drug_id, block.section_key) == (previous.drug_id, previous.section_key) \
+        and block.part_index == previous.part_index + 1
+
+
+def _opening_scope(evidence: Sequence[Evidence], index: int) -> tuple[str, ...]:
+    """Headings in force where block ``index`` (1-based) starts."""
+    block = evidence[index - 1]
+    carried = tuple(_strip_label(lbl) for lbl in block.context_labels if _strip_label(lbl))
+    if carried or index == 1 or not _continues(block, evidence[index - 2]):
+        return carried
+    return _closing_scope(evidence, index - 1)
+
+
+def _closing_scope(evidence: Sequence[Evidence], index: int) -> tuple[str, ...]:
+    scope = _Scope(_opening_scope(evidence, index))
+    for raw in _source_text(evidence[index - 1]).split("\n"):
+        own = leading_label(raw.strip())
+        if own is not None and raw.strip().endswith(":") and raw.strip()[:-1].strip() == own:
+            scope.enter(own)
+    return scope.labels()
+
+
+def _source_text(block: Evidence) -> str:
     joined = " ".join(block.context_labels)
-    if joined and text.startswith(joined):
-        text = text[len(joined):].lstrip()
-    scope = _Scope(carried)
+    if joined and block.text.startswith(joined):
+        return block.text[len(joined):].lstrip()
+    return block.text
+
+
+def block_paragraphs(evidence: Sequence[Evidence], index: int) -> list[Paragraph]:
+    """Block ``index``'s paragraphs (newline-separated), carried labels stripped from the text."""
+    scope = _Scope(_opening_scope(evidence, index))
+    text = _source_text(evidence[index - 1])
     out: list[Paragraph] = []
     for raw in text.split("\n"):
         para = raw.strip()
@@ -142,7 +168,7 @@ def passages(evidence: Sequence[Evidence], citations: Sequence[int]) -> list[Pas
     for index in dict.fromkeys(citations):
         if not 1 <= index <= len(evidence):
             continue
-        for para in block_paragraphs(index, evidence[index - 1]):
+        for para in block_paragraphs(evidence, index):
             if para.label_only:
                 continue
             base = [*para.scope, *([para.own_label] if para.own_label else [])]
@@ -150,16 +176,4 @@ def passages(evidence: Sequence[Evidence], citations: Sequence[int]) -> list[Pas
                 own = leading_label(sentence) if n > 0 else None
                 scope = tuple([*base, own] if own else base)
                 out.append(Passage(index, para.index, sentence, para.text, scope))
-    return out
-
-
-def paragraph_scopes(evidence: Sequence[Evidence], citations: Sequence[int]) -> list[tuple[str, tuple[str, ...]]]:
-    """(normalised paragraph text, labels in force incl. its own) of every cited paragraph."""
-    out: list[tuple[str, tuple[str, ...]]] = []
-    for index in dict.fromkeys(citations):
-        if not 1 <= index <= len(evidence):
-            continue
-        for para in block_paragraphs(index, evidence[index - 1]):
-            own = (para.own_label,) if para.own_label else ()
-            out.append((normalized(para.text), (*para.scope, *own)))
     return out
