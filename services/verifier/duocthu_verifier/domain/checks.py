@@ -4,6 +4,13 @@ Each check returns :class:`CheckRecord` s carrying a hash of exactly the
 inputs it looked at, so an audit can re-run the same check on the recorded
 messages and compare outcomes (``duocthu audit reverify``).  The public entry
 point is :func:`run_deterministic_checks`.
+
+Order is priority: schema, visual evidence, candidate set, citations, bare
+numbers, ranking and safety language, then the binding of each claim to one
+passage (quantities, population, label — ``binding.py``), specific terms
+(``terms.py``), and last the verbatim test that decides whether the judge is
+needed at all.  Everything before the judge must hold for a judge that says
+yes to everything (issue 17): the judge only ever adds a refusal.
 """
 
 from __future__ import annotations
