@@ -108,8 +108,12 @@ def _yes_verdict(claim: Claim, block: Evidence, judge: Judge) -> bool:
     return verdict.accepted
 
 
-@settings(max_examples=120, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+#: Each example is one verification with a yes-judge at the HTTP boundary (a function-scoped server).
+AGAINST_A_YES_JUDGE = settings(max_examples=120, deadline=None,
+                               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+@AGAINST_A_YES_JUDGE
 @given(pick=st.sampled_from(QUANTIFIED), unit=st.sampled_from(UNITS))
 def test_a_quantity_with_a_unit_never_printed_with_its_value_is_never_accepted(
         pick: tuple[Evidence, str, int, int, str], unit: str, lying_judge: Judge) -> None:
@@ -119,8 +123,7 @@ def test_a_quantity_with_a_unit_never_printed_with_its_value_is_never_accepted(
     assert not _yes_verdict(Claim(text=claim_text, citations=[1]), block, lying_judge)
 
 
-@settings(max_examples=120, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@AGAINST_A_YES_JUDGE
 @given(pick=st.sampled_from(QUANTIFIED), population=st.sampled_from(POPULATION_PHRASES))
 def test_a_dose_given_to_a_population_its_block_never_names_is_never_accepted(
         pick: tuple[Evidence, str, int, int, str], population: str, lying_judge: Judge) -> None:

@@ -36,6 +36,8 @@ _ROUTE_RE = re.compile(
     r"^(đường|tiêm|truyền|uống|đặt|dùng ngoài|bôi|nhỏ|khí dung|hít|xịt|ngậm|thụt)\b", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ỸĐ])")
 _TABLE_ROW_RE = re.compile(r"^Bảng\s+\d+\b")
+_LABEL_RE = re.compile(r"^((?:[^:;.!?]|[.!?](?!\s+[A-ZÀ-ỸĐ])|(?<=\d):(?=\d))+):(?!\d)")
+_ROW_HEADER_RE = re.compile(r"^([^:]+):")
 
 
 @dataclass(frozen=True)
@@ -69,10 +71,18 @@ class Paragraph:
 
 
 def leading_label(text: str) -> str | None:
-    """The short label before the first colon of a paragraph or sentence ("Suy thận (Clcr …)"), if any."""
-    head, sep, _ = text.partition(":")
-    head = head.strip()
-    if not sep or not head or len(head) > LABEL_MAX_CHARS or len(head.split()) > LABEL_MAX_WORDS:
+    """The short label a paragraph or sentence opens with ("Suy thận (Clcr 10 – 50 ml/phút):"), if any.
+
+    Stricter than a first-colon split: a label never spans a sentence end or
+    a semicolon (then the colon belongs to a later clause, and the words
+    before it are not a heading), and a colon between digits is a ratio, not
+    a label.  A table row's header is the whole text before its first colon.
+    """
+    match = _LABEL_RE.match(text) if not is_table_row(text) else _ROW_HEADER_RE.match(text)
+    if match is None:
+        return None
+    head = match.group(1).strip()
+    if not head or len(head) > LABEL_MAX_CHARS or len(head.split()) > LABEL_MAX_WORDS:
         return None
     return head
 
