@@ -34,7 +34,7 @@ from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_retrieval.indexing import Indexer
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_text.sparse import SparseEncoder
 
 SYLLABLES = ["thuốc", "liều", "dùng", "người", "lớn", "trẻ", "em", "mỗi", "ngày", "uống", "tiêm", "tĩnh", "mạch", "suy", "thận", "suy", "gan", "tăng", "huyết", "áp", "đái", "tháo", "đường", "nhiễm", "khuẩn", "viêm", "phổi", "hen", "phế", "quản", "động", "kinh", "gút", "cấp", "đau", "đầu", "sốt", "buồn", "nôn", "tiêu", "chảy", "phát", "ban", "chóng", "mặt", "thận", "trọng", "chống", "chỉ", "định", "tương", "tác", "giảm", "tác", "dụng", "nồng", "độ", "huyết", "tương", "chuyển", "hóa", "thải", "trừ", "nửa", "đời", "theo", "dõi", "chức", "năng", "điều", "chỉnh", "khoảng", "cách", "bệnh", "nhân", "phụ", "nữ", "mang", "thai", "cho", "con", "bú", "quá", "liều", "xử", "trí", "ngừng", "thuốc"]
 CONDITIONS = ["tăng huyết áp", "đái tháo đường typ 2", "viêm phổi", "hen phế quản", "động kinh", "gút cấp",

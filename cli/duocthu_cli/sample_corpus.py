@@ -36,7 +36,8 @@ from duocthu_contracts.messages import (
 from duocthu_retrieval.operations import OperationFailed, next_completion, release_watch, wait_for_status
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.hashing import file_sha256
 from duocthu_runtime.settings import RuntimeSettings
 
@@ -107,7 +108,7 @@ async def ensure_indexed(nats_url: str, sample: SamplePdf, *, timeout_s: float, 
 
         release_id = f"sample-{sample.sha256[:12]}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
         job_id = uuid.uuid4().hex
-        results = await bus.js.subscribe(s.INGEST_JOB_RESULT, stream=s.CORPUS_STREAM, ordered_consumer=True,
+        results = await bus.js.subscribe(IngestJobResult.SUBJECT, stream=s.CORPUS_STREAM, ordered_consumer=True,
                                          deliver_policy=DeliverPolicy.NEW, cb=on_result)
         try:
             async with release_watch(bus) as completions:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from duocthu_ingest.pipeline import IngestRequest, IngestResult, run_ingest
 from duocthu_ingest.publishing import batch_messages, embed_chunks
+from duocthu_providers.embedding.factory import make_embedder, make_sparse_encoder, space_identity
+from duocthu_providers.embedding.port import Embedder
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.indexing import Indexer
 from duocthu_retrieval.routes import Retriever
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.factory import make_embedder, make_sparse_encoder, space_identity
-from duocthu_runtime.embedding.port import Embedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_text.sparse import SparseEncoder
 
 
 @dataclass

@@ -12,7 +12,9 @@ from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from duocthu_contracts.base import Frozen
 
 
 class Lane(StrEnum):
@@ -22,26 +24,28 @@ class Lane(StrEnum):
     SHADOW = "shadow"
 
 
-class StageTiming(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class StageTiming(Frozen):
     stage: str
     started_at: datetime
     finished_at: datetime
     ms: float = Field(ge=0)
 
 
-class Message(BaseModel):
-    """Fields shared by every message; concrete messages fix ``SCHEMA``.
+class Message(Frozen):
+    """Fields shared by every message; a concrete message fixes its ``SCHEMA`` and ``SUBJECT``.
 
     ``schema`` is ``<name>/<major>[.<minor>]``.  Minor versions only add
     optional fields, so consumers ignore unknown fields; a new major version
-    is rejected by consumers that do not know it.
+    is rejected by consumers that do not know it.  ``SUBJECT`` is the NATS
+    subject of the live lane; an ``ADDRESSED`` message goes to one gateway
+    replica, with that replica's origin token appended to the subject.
     """
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore", frozen=True)
+    model_config = ConfigDict(populate_by_name=True)
 
     SCHEMA: ClassVar[str] = ""
+    SUBJECT: ClassVar[str] = ""
+    ADDRESSED: ClassVar[bool] = False
 
     schema_: str = Field(alias="schema")
     message_id: str = Field(min_length=1, max_length=64)

@@ -20,7 +20,7 @@ from duocthu_generation.domain import dosage
 from duocthu_generation.domain.extractive import WriterInput, write
 from duocthu_generation.domain.paragraphs import paragraphs
 from duocthu_generation.domain.plan import make_plan
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 from tests.fixtures.verifier import make_evidence
 
 DOSE = SectionKey.LIEU_LUONG_VA_CACH_DUNG

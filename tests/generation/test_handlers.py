@@ -24,9 +24,9 @@ from duocthu_contracts.sections import SectionKey
 from duocthu_generation.adapters.model_writer import ModelWriter
 from duocthu_generation.domain.prompts import FENCE_CLOSE, FENCE_OPEN
 from duocthu_generation.handlers import GenerationHandler
+from duocthu_providers.errors import LLMError, ProviderUnavailable
 from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_runtime.llm.port import LLMError, ProviderUnavailable
 from duocthu_verifier.handlers import VerifierHandler
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 

@@ -62,7 +62,7 @@ async def watching(nats_url: str) -> AsyncIterator[tuple[Bus, Completions]]:
     bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="index-tests")
     await bus.connect()
     completions = Completions()
-    sub = await bus.js.subscribe(s.CORPUS_RELEASE_COMPLETED, stream=s.CORPUS_STREAM, ordered_consumer=True,
+    sub = await bus.js.subscribe(CorpusReleaseCompleted.SUBJECT, stream=s.CORPUS_STREAM, ordered_consumer=True,
                                  deliver_policy=DeliverPolicy.ALL, cb=completions.on_msg)
     try:
         yield bus, completions

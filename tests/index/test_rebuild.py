@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from duocthu_contracts import subjects as s
 from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
+from duocthu_providers.embedding.cache import CachingEmbedder
 from duocthu_retrieval.adapters.qdrant_index import IndexUnavailable, QdrantIndex
 from duocthu_retrieval.cli import index_app
 from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.cache import CachingEmbedder
 from duocthu_runtime.nats_server import NatsServer
 from tests.fixtures.index import IndexCorpus
 from tests.index.harness import running_retrieval, watching
@@ -32,12 +31,12 @@ async def test_rebuild_through_the_service_while_queries_keep_working(
         for message in index_corpus.batches("rel-1", batch_size=3):  # many batches: a rebuild that takes a while
             await bus.publish(message)
         await seen.wait(lambda m: m.payload.release_id == "rel-1")
-        raw = await bus.broker.request(IndexRebuildRequest().model_dump_json().encode(), s.RPC_INDEX_REBUILD,
+        raw = await bus.broker.request(IndexRebuildRequest().model_dump_json().encode(), IndexRebuildRequest.SUBJECT,
                                        timeout=10)
         reply = IndexRebuildReply.model_validate_json(raw.body)
         assert reply.accepted and reply.release_id == "rel-1"
         assert reply.collection is not None and reply.collection.startswith("duocthu__rel-1__r")
-        second = await bus.broker.request(b"{}", s.RPC_INDEX_REBUILD, timeout=10)
+        second = await bus.broker.request(b"{}", IndexRebuildRequest.SUBJECT, timeout=10)
         refused = IndexRebuildReply.model_validate_json(second.body)
         assert not refused.accepted and "already running" in (refused.error or "")
         answered = 0
@@ -56,7 +55,7 @@ async def test_rebuild_through_the_service_while_queries_keep_working(
         assert set(await service.index.release_collections()) == {"duocthu__rel-1", reply.collection}
         hits = await service.index.dense_search(query, SearchFilter(), limit=3)
         assert hits[0].chunk.drug_id == "paracetamol"
-        status_raw = await bus.broker.request(IndexStatusRequest().model_dump_json().encode(), s.RPC_INDEX_STATUS,
+        status_raw = await bus.broker.request(IndexStatusRequest().model_dump_json().encode(), IndexStatusRequest.SUBJECT,
                                               timeout=5)
         status = IndexStatusReply.model_validate_json(status_raw.body)
         assert status.ready and status.collection == reply.collection
@@ -70,7 +69,7 @@ async def test_rebuilding_a_release_the_stream_does_not_hold_fails_cleanly(
             await bus.publish(message)
         await seen.wait(lambda m: m.payload.release_id == "rel-1")
         raw = await bus.broker.request(IndexRebuildRequest(release_id="rel-missing").model_dump_json().encode(),
-                                       s.RPC_INDEX_REBUILD, timeout=10)
+                                       IndexRebuildRequest.SUBJECT, timeout=10)
         reply = IndexRebuildReply.model_validate_json(raw.body)
         assert reply.accepted
         done = await seen.wait(lambda m: m.payload.release_id == "rel-missing")

@@ -40,10 +40,10 @@ class Stream:
         self.raw_sizes: list[int] = []
 
     async def on_msg(self, msg: Msg) -> None:
-        if msg.subject == subjects.CORPUS_BATCH_EMBEDDED:
+        if msg.subject == CorpusBatchEmbedded.SUBJECT:
             self.raw_sizes.append(len(msg.data))
             self.batches.append(decode(msg.data, CorpusBatchEmbedded))
-        elif msg.subject == subjects.INGEST_JOB_RESULT:
+        elif msg.subject == IngestJobResult.SUBJECT:
             self.results.append(decode(msg.data, IngestJobResult))
 
     async def result(self, job_id: str, timeout_s: float = 120.0) -> IngestJobResult:

@@ -9,9 +9,9 @@ import pytest
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload, TurnUnderstood
 from duocthu_contracts.sections import SectionKey
+from duocthu_providers.errors import ProviderUnavailable
 from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_runtime.llm.port import ProviderUnavailable
 from duocthu_understanding.adapters.catalog import LiveCatalog
 from duocthu_understanding.adapters.llm_understanding import CLOSE, LlmDrugPicker
 from duocthu_understanding.handlers import UnderstandingHandler

@@ -13,12 +13,12 @@ from duocthu_contracts.answer import AnswerPlan, Claim, Draft
 from duocthu_contracts.evidence import Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import TurnBudget
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.numbers import numeric_tokens, ungrounded
 from duocthu_verifier.domain.rendering import render, split_segments
-from duocthu_verifier.verification import verify
+from duocthu_verifier.verification import subject_of, verify
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 
 EVIDENCE = [make_evidence("paracetamol", "lieu_luong_va_cach_dung"), make_evidence("metformin", "chong_chi_dinh")]
@@ -51,7 +51,7 @@ def test_a_number_absent_from_the_cited_blocks_is_never_accepted(number: str, se
         plan=AnswerPlan(), draft=Draft(claims=[claim], generated=True),
     )
     judge = Judge(ScriptedProvider(replies=[always_entailed(1)]))  # even a judge that accepts everything
-    verdict = asyncio.run(verify(payload, judge, TurnBudget(deadline=utcnow() + timedelta(seconds=30),
+    verdict = asyncio.run(verify(subject_of(payload), payload.query, judge, TurnBudget(deadline=utcnow() + timedelta(seconds=30),
                                                             calls_left=8)))
     cited_text = "\n".join(EVIDENCE[i - 1].text for i in cite)
     if number not in set(numeric_tokens(cited_text)):

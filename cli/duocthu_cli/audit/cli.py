@@ -116,7 +116,7 @@ def reverify_command(
 ) -> None:
     """Re-run the verifier on recorded drafts; exit 1 listing every disagreement with the recorded verdicts."""
     from duocthu_cli.audit.reverify import ReverifyReport, reverify_chain
-    from duocthu_runtime.llm.factory import make_chat_provider
+    from duocthu_providers.llm.factory import make_chat_provider
     from duocthu_verifier.adapters.judge import Judge
 
     provider = make_chat_provider("judge")

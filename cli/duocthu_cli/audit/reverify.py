@@ -21,8 +21,8 @@ from duocthu_cli.audit.records import Recorded
 from duocthu_contracts.answer import CheckRecord, Verdict
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import TurnBudget
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.checks import run_deterministic_checks
 from duocthu_verifier.verification import subject_of, verify
@@ -98,7 +98,7 @@ async def reverify_chain(chain: Sequence[Recorded], judge: Judge | None, report:
         if judge is None and any(r.check in JUDGE_CHECKS for r in recorded.checks):
             continue  # the recorded verdict needed a judge this run does not have: deterministic part only
         budget = TurnBudget(deadline=utcnow() + timedelta(seconds=60), calls_left=2)
-        rerun = await verify(payload, judge, budget)
+        rerun = await verify(subject_of(payload), payload.query, judge, budget)
         if rerun.reason in _JUDGE_REASONS and recorded.reason not in _JUDGE_REASONS:
             continue  # the judge could not be consulted now: not evidence of a different verdict
         report.compared_verdicts += 1

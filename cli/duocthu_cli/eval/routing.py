@@ -19,7 +19,7 @@ from duocthu_cli.sample_index import SampleIndex
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.sections import SectionKey
 from duocthu_retrieval.domain.search import ScoredChunk
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 from duocthu_understanding.domain.frame_builder import understand
 from duocthu_understanding.domain.matcher import DrugMatcher
 

@@ -17,10 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from duocthu_runtime.child_process import die_with_parent
-
-
-class NatsServerError(RuntimeError):
-    """The NATS server binary is missing or did not become ready."""
+from duocthu_runtime.errors import NatsServerError
 
 
 def find_binary() -> str:

@@ -20,8 +20,9 @@ from duocthu_generation.adapters.model_writer import ModelWriter
 from duocthu_generation.domain import extractive
 from duocthu_generation.domain.parsing import MalformedDraft
 from duocthu_generation.domain.plan import make_plan
+from duocthu_providers.errors import BudgetExhausted, LLMError, MalformedResponse
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_runtime.llm.port import BudgetExhausted, LLMError, MalformedResponse, TurnBudget
 
 AnyTurn = EvidenceRetrieved | AnswerRejected
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from duocthu_contracts.messages import AnswerRejected, EvidenceRetrieved
 from duocthu_generation.adapters.model_writer import ModelWriter
 from duocthu_generation.handlers import GenerationHandler
+from duocthu_providers.llm.factory import make_chat_provider
+from duocthu_providers.llm.settings import chat_settings
 from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.llm.factory import make_chat_provider
-from duocthu_runtime.llm.settings import chat_settings
 from duocthu_runtime.service import ServiceSpec, run_service
 from duocthu_runtime.settings import RuntimeSettings
 

@@ -34,7 +34,8 @@ from duocthu_ingest.errors import IngestError
 from duocthu_ingest.pipeline import IngestRequest, run_ingest
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.nats_server import discover_running
 from duocthu_runtime.settings import RuntimeSettings
 
@@ -133,7 +134,7 @@ async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> 
         if done.payload.release_id == release_id:
             await found.put(done)
 
-    sub = await bus.js.subscribe(subjects.CORPUS_RELEASE_COMPLETED, stream=subjects.CORPUS_STREAM,
+    sub = await bus.js.subscribe(CorpusReleaseCompleted.SUBJECT, stream=subjects.CORPUS_STREAM,
                                  ordered_consumer=True, deliver_policy=DeliverPolicy.ALL, cb=on_release)
     try:
         return await asyncio.wait_for(found.get(), timeout=timeout_s)
@@ -162,9 +163,9 @@ async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: f
             return
 
     subs = [
-        await bus.js.subscribe(subjects.INGEST_JOB_RESULT, stream=subjects.CORPUS_STREAM, ordered_consumer=True,
+        await bus.js.subscribe(IngestJobResult.SUBJECT, stream=subjects.CORPUS_STREAM, ordered_consumer=True,
                                deliver_policy=DeliverPolicy.NEW, cb=on_result),
-        await bus.js.subscribe(subjects.CORPUS_RELEASE_COMPLETED, stream=subjects.CORPUS_STREAM,
+        await bus.js.subscribe(CorpusReleaseCompleted.SUBJECT, stream=subjects.CORPUS_STREAM,
                                ordered_consumer=True, deliver_policy=DeliverPolicy.NEW, cb=on_release),
     ]
     try:

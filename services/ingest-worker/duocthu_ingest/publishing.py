@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 
 from duocthu_contracts.corpus import ChunkRecord, DrugCatalog, EmbeddedChunk, EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusBatchEmbeddedPayload
+from duocthu_providers.embedding.inputs import embed_chunks as embed_with_recipe
+from duocthu_providers.embedding.port import Embedder
 from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.embedding.inputs import embed_chunks as embed_with_recipe
-from duocthu_runtime.embedding.port import Embedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_text.sparse import SparseEncoder
 
 _BATCH_NS = uuid.UUID("0b7c54f2-8d57-4f0e-9a53-1f3f8f3a6e21")
 ENVELOPE_ALLOWANCE = 4_096  # bytes for the envelope and payload fields around the chunks
@@ -26,7 +26,7 @@ def embed_chunks(chunks: Sequence[ChunkRecord], embedder: Embedder, sparse: Spar
                  progress: Callable[[int], None] | None = None) -> list[EmbeddedChunk]:
     """Dense and sparse vectors in groups of ``batch``, through the one document-side input recipe.
 
-    The recipe (:func:`duocthu_runtime.embedding.inputs.embed_chunks`) is part of
+    The recipe (:func:`duocthu_providers.embedding.inputs.embed_chunks`) is part of
     the vector-space identity stamped on every batch; embedding anything else
     here would make the manifest lie.
     """

@@ -22,9 +22,9 @@ from duocthu_ingest.errors import IngestError
 from duocthu_ingest.pipeline import IngestRequest, IngestResult, run_ingest
 from duocthu_ingest.publishing import batch_messages, embed_chunks
 from duocthu_ingest.settings import IngestSettings
+from duocthu_providers.embedding.factory import make_embedder, make_sparse_encoder, space_identity
+from duocthu_providers.embedding.port import Embedder
 from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.embedding.factory import make_embedder, make_sparse_encoder, space_identity
-from duocthu_runtime.embedding.port import Embedder
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)

@@ -20,7 +20,7 @@ from duocthu_contracts.rpc import (
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.domain.evidence_policy import to_evidence
 from duocthu_retrieval.domain.release import merge_catalogs
-from duocthu_runtime.text.reassembly import reassemble
+from duocthu_text.reassembly import reassemble
 
 
 async def list_drugs(index: QdrantIndex) -> DrugListReply:

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusReleaseCompleted
 from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply
+from duocthu_providers.embedding.factory import make_query_embedder, make_sparse_encoder, space_identity
+from duocthu_providers.embedding.port import Embedder
 from duocthu_retrieval import metrics
 from duocthu_retrieval.adapters.corpus_stream import CorpusStream
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
@@ -22,10 +24,8 @@ from duocthu_retrieval.indexing import Indexer, RebuildFailed
 from duocthu_retrieval.routes import Retriever
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.embedding.factory import make_query_embedder, make_sparse_encoder, space_identity
-from duocthu_runtime.embedding.port import Embedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
 from duocthu_runtime.observability.logging import get_logger
+from duocthu_text.sparse import SparseEncoder
 
 log = get_logger(__name__)
 

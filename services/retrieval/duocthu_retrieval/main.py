@@ -7,8 +7,14 @@ requests) and the monograph-mode requests (drugs, sections, section text).
 
 from __future__ import annotations
 
-from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import CorpusBatchEmbedded, TurnUnderstood
+from duocthu_contracts.rpc import (
+    DrugListRequest,
+    IndexRebuildRequest,
+    IndexStatusRequest,
+    SectionListRequest,
+    SectionTextRequest,
+)
 from duocthu_retrieval.handlers import (
     batch_handler,
     drugs_handler,
@@ -34,11 +40,11 @@ def build_spec(settings: RetrievalSettings | None = None, service: IndexService 
         stage.consumes(TurnUnderstood, turn_handler(lambda: index.retriever))
         stage.consumes(CorpusBatchEmbedded, batch_handler(index))
         broker = stage.bus.broker
-        broker.subscriber(s.RPC_INDEX_STATUS, queue=NAME)(status_handler(index))
-        broker.subscriber(s.RPC_INDEX_REBUILD, queue=NAME)(rebuild_handler(index))
-        broker.subscriber(s.RPC_DRUGS, queue=NAME)(drugs_handler(index))
-        broker.subscriber(s.RPC_SECTIONS, queue=NAME)(sections_handler(index))
-        broker.subscriber(s.RPC_SECTION_TEXT, queue=NAME)(section_text_handler(index))
+        broker.subscriber(IndexStatusRequest.SUBJECT, queue=NAME)(status_handler(index))
+        broker.subscriber(IndexRebuildRequest.SUBJECT, queue=NAME)(rebuild_handler(index))
+        broker.subscriber(DrugListRequest.SUBJECT, queue=NAME)(drugs_handler(index))
+        broker.subscriber(SectionListRequest.SUBJECT, queue=NAME)(sections_handler(index))
+        broker.subscriber(SectionTextRequest.SUBJECT, queue=NAME)(section_text_handler(index))
 
     return ServiceSpec(name=NAME, settings=config, register=register, on_startup=[index.start],
                        on_shutdown=[index.stop], readiness=[index.live_index])

@@ -26,7 +26,8 @@ from duocthu_retrieval.index_service import IndexService, rebuild_tag
 from duocthu_retrieval.indexing import Indexer
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 
 Echo = Callable[[str], None]
 
@@ -38,7 +39,7 @@ class OperationFailed(Exception):
 async def request_status(bus: Bus, timeout_s: float = 3.0) -> IndexStatusReply | None:
     """Ask any retrieval replica; ``None`` when none answers."""
     try:
-        reply = await bus.broker.request(IndexStatusRequest().model_dump_json().encode(), s.RPC_INDEX_STATUS,
+        reply = await bus.broker.request(IndexStatusRequest().model_dump_json().encode(), IndexStatusRequest.SUBJECT,
                                          timeout=timeout_s)
     except Exception:  # no responders or timeout: no replica is running
         return None
@@ -67,7 +68,7 @@ async def release_watch(bus: Bus) -> AsyncIterator[asyncio.Queue[CorpusReleaseCo
         with contextlib.suppress(MessageRejected):
             await queue.put(decode(msg.data, CorpusReleaseCompleted))
 
-    sub = await bus.js.subscribe(s.CORPUS_RELEASE_COMPLETED, stream=s.CORPUS_STREAM, ordered_consumer=True,
+    sub = await bus.js.subscribe(CorpusReleaseCompleted.SUBJECT, stream=s.CORPUS_STREAM, ordered_consumer=True,
                                  deliver_policy=DeliverPolicy.NEW, cb=on_msg)
     try:
         yield queue
@@ -97,7 +98,7 @@ async def rebuild(bus: Bus, settings: RetrievalSettings, *, release_id: str | No
     async with release_watch(bus) as completions:
         try:
             raw = await bus.broker.request(IndexRebuildRequest(release_id=release_id).model_dump_json().encode(),
-                                           s.RPC_INDEX_REBUILD, timeout=10.0)
+                                           IndexRebuildRequest.SUBJECT, timeout=10.0)
         except Exception:
             raw = None
         if raw is not None:

@@ -18,16 +18,16 @@ from duocthu_contracts.corpus import ChunkRecord, SparseVector
 from duocthu_contracts.evidence import CandidateAssessment, Route
 from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.sections import SectionKey
+from duocthu_providers.embedding.port import Embedder
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.domain import candidates as cand
 from duocthu_retrieval.domain.evidence_policy import PolicyOutcome, decide
 from duocthu_retrieval.domain.packing import pack
 from duocthu_retrieval.domain.routing import RoutePlan
 from duocthu_retrieval.domain.search import SearchFilter
-from duocthu_runtime.embedding.port import Embedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
 from duocthu_runtime.observability.logging import get_logger
-from duocthu_runtime.text.vietnamese import lexical_coverage
+from duocthu_text.sparse import SparseEncoder
+from duocthu_text.vietnamese import lexical_coverage
 
 log = get_logger(__name__)
 

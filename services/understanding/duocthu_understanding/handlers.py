@@ -9,8 +9,8 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.frame import TurnType
 from duocthu_contracts.messages import TurnRequested, TurnUnderstood, TurnUnderstoodPayload
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_runtime.llm.port import TurnBudget
 from duocthu_understanding import metrics
 from duocthu_understanding.adapters.catalog import LiveCatalog
 from duocthu_understanding.adapters.llm_understanding import LlmDrugPicker, names_of

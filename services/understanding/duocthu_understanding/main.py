@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from duocthu_contracts.messages import TurnRequested
+from duocthu_providers.llm.factory import make_chat_provider
 from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.llm.factory import make_chat_provider
 from duocthu_runtime.service import ServiceSpec, run_service
 from duocthu_runtime.settings import RuntimeSettings
 from duocthu_understanding.adapters.catalog import LiveCatalog

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import AnswerDrafted, AnswerRejected, AnswerRejectedPayload
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_runtime.llm.port import TurnBudget
 from duocthu_verifier import metrics
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.blocks import build_blocks
 from duocthu_verifier.domain.rendering import render
-from duocthu_verifier.verification import verify
+from duocthu_verifier.verification import subject_of, verify
 
 
 class VerifierHandler:
@@ -23,7 +23,7 @@ class VerifierHandler:
     async def __call__(self, message: AnswerDrafted, ctx: StageContext[AnswerDrafted]) -> Sequence[Message]:
         payload = message.payload
         budget = TurnBudget(deadline=message.deadline, calls_left=message.llm_calls_remaining)
-        verdict = await verify(payload, self.judge, budget)
+        verdict = await verify(subject_of(payload), payload.query, self.judge, budget)
         used = budget.calls_used
         common = {
             "frame": payload.frame, "route": payload.route, "plan": payload.plan, "verdict": verdict,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from duocthu_contracts.answer import Verdict
 from duocthu_contracts.messages import AnswerDraftedPayload
-from duocthu_runtime.llm.port import TurnBudget
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.domain.checks import DraftUnderCheck, run_deterministic_checks
 from duocthu_verifier.domain.verdict import decide, judge_records, needs_judge
@@ -16,16 +16,14 @@ def subject_of(payload: AnswerDraftedPayload) -> DraftUnderCheck:
         evidence=payload.evidence,
         list_mode=payload.list_mode,
         candidate_drug_ids=payload.candidate_drug_ids,
-        rendered_answer=payload.rendered_answer or None,
     )
 
 
-async def verify(payload: AnswerDraftedPayload, judge: Judge | None, budget: TurnBudget) -> Verdict:
-    subject = subject_of(payload)
+async def verify(subject: DraftUnderCheck, question: str, judge: Judge | None, budget: TurnBudget) -> Verdict:
     records = run_deterministic_checks(subject)
     if not needs_judge(records) or judge is None:
         return decide(subject, records)
-    result, failure, raw_sha = await judge.judge(payload.query, payload.draft.claims, payload.evidence, budget)
+    result, failure, raw_sha = await judge.judge(question, subject.draft.claims, subject.evidence, budget)
     if result is not None:
         records = [*records, *judge_records(subject, result, raw_sha)]
     return decide(subject, records, judge=result, judge_failure=failure, judge_name=judge.name)

@@ -34,8 +34,9 @@ from duocthu_contracts.envelope import Lane, Message, TurnMessage
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derive, utcnow
-from duocthu_runtime.bus.subjects import BASE_SUBJECTS, lane_subject, stream_for
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.subjects import stream_for, subject_for_type
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability import metrics
 from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.observability.tracing import current_traceparent, span
@@ -102,11 +103,6 @@ class StageContext(Generic[In]):
 Handler = Callable[[In, StageContext[In]], Awaitable[Sequence[Message]]]
 
 
-async def not_implemented(message: TurnMessage, ctx: StageContext[Any]) -> Sequence[Message]:
-    """The honest handler of a stage whose logic is not built: abstain, never fake."""
-    return [ctx.complete(Decision.ABSTAIN, Reason.STAGE_NOT_IMPLEMENTED, detail=f"{ctx.stage} not implemented")]
-
-
 class Stage:
     """Registers a stage's handlers on a :class:`Bus`."""
 
@@ -131,7 +127,7 @@ class Stage:
     ) -> None:
         settings = self.bus.settings
         for lane in lanes if issubclass(cls, TurnMessage) else (Lane.LIVE,):
-            subject = lane_subject(BASE_SUBJECTS[cls], lane)
+            subject = subject_for_type(cls, lane)
             durable = self.durable_name(cls, lane)
             config = ConsumerConfig(
                 durable_name=durable,

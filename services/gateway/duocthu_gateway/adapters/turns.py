@@ -13,12 +13,11 @@ from collections import defaultdict
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
-from duocthu_contracts import subjects as s
-from duocthu_contracts.envelope import Lane
 from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.subjects import lane_subject, origin_token
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.subjects import addressed_subject
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability import metrics
 from duocthu_runtime.observability.logging import get_logger
 
@@ -34,14 +33,9 @@ class TurnCorrelator:
         self._subs: list[Subscription] = []
 
     async def start(self) -> None:
-        token = origin_token(self.origin)
         nc = self.bus.broker.connection
-        self._subs.append(
-            await nc.subscribe(lane_subject(f"{s.TURN_COMPLETED}.{token}", Lane.LIVE), cb=self._on_completed)
-        )
-        self._subs.append(
-            await nc.subscribe(lane_subject(f"{s.TURN_PROGRESS}.{token}", Lane.LIVE), cb=self._on_progress)
-        )
+        self._subs.append(await nc.subscribe(addressed_subject(TurnCompleted, self.origin), cb=self._on_completed))
+        self._subs.append(await nc.subscribe(addressed_subject(TurnProgress, self.origin), cb=self._on_progress))
 
     async def stop(self) -> None:
         for sub in self._subs:

@@ -10,12 +10,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 
-from duocthu_contracts import subjects as s
 from duocthu_contracts.rpc import (
     DrugListReply,
     DrugListRequest,
+    RpcRequest,
     SectionListReply,
     SectionListRequest,
     SectionTextReply,
@@ -25,26 +24,22 @@ from duocthu_contracts.sections import SectionKey
 from duocthu_gateway.adapters.crops import CropError, CropRenderer
 from duocthu_gateway.api.errors import error_response
 from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.errors import NoReply
+from duocthu_runtime.observability.logging import get_logger
 
+log = get_logger(__name__)
 router = APIRouter()
 DRUG_ID = r"^[a-z0-9_]{1,80}$"
 
 
-async def _ask(request: Request, subject: str, body: BaseModel) -> bytes | JSONResponse:
+async def _ask(request: Request, body: RpcRequest,
+               model: type[DrugListReply | SectionListReply | SectionTextReply]) -> JSONResponse:
     bus: Bus = request.app.state.gateway.bus
     try:
-        reply = await bus.broker.request(body.model_dump_json().encode(), subject, timeout=5.0)
-    except Exception as exc:
-        return error_response(request, 503, "retrieval_unavailable",
-                              f"no retrieval replica answered: {type(exc).__name__}")
-    return bytes(reply.body)
-
-
-def _reply(request: Request, raw: bytes | JSONResponse,
-           model: type[DrugListReply | SectionListReply | SectionTextReply]) -> JSONResponse:
-    if isinstance(raw, JSONResponse):
-        return raw
-    reply = model.model_validate_json(raw)
+        reply = await bus.request(body, model, timeout_s=5.0)
+    except NoReply as exc:
+        log.warning("retrieval_no_reply", error=str(exc))
+        return error_response(request, 503, "retrieval_unavailable", f"no retrieval replica answered: {exc}")
     if reply.error:
         status = 404 if reply.error.startswith("no ") else 503
         return error_response(request, status, "not_found" if status == 404 else "retrieval_unavailable",
@@ -54,19 +49,19 @@ def _reply(request: Request, raw: bytes | JSONResponse,
 
 @router.get("/v1/rag/drugs")
 async def drugs(request: Request) -> JSONResponse:
-    return _reply(request, await _ask(request, s.RPC_DRUGS, DrugListRequest()), DrugListReply)
+    return await _ask(request, DrugListRequest(), DrugListReply)
 
 
 @router.get("/v1/rag/sections")
 async def sections(request: Request, drug_id: Annotated[str, Query(pattern=DRUG_ID)]) -> JSONResponse:
-    return _reply(request, await _ask(request, s.RPC_SECTIONS, SectionListRequest(drug_id=drug_id)), SectionListReply)
+    return await _ask(request, SectionListRequest(drug_id=drug_id), SectionListReply)
 
 
 @router.get("/v1/rag/section-text")
 async def section_text(request: Request, drug_id: Annotated[str, Query(pattern=DRUG_ID)],
                        section_key: SectionKey) -> JSONResponse:
     body = SectionTextRequest(drug_id=drug_id, section_key=section_key)
-    return _reply(request, await _ask(request, s.RPC_SECTION_TEXT, body), SectionTextReply)
+    return await _ask(request, body, SectionTextReply)
 
 
 @router.get("/v1/rag/crop", response_model=None)

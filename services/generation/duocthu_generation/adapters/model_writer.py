@@ -13,8 +13,8 @@ from duocthu_contracts.answer import AnswerPlan, Draft
 from duocthu_contracts.evidence import Evidence
 from duocthu_generation.domain.parsing import parse_draft
 from duocthu_generation.domain.prompts import system_prompt, user_message
+from duocthu_providers.llm.port import ChatMessage, ChatProvider, ChatRequest, TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import ChatMessage, ChatProvider, ChatRequest, TurnBudget
 
 
 class ModelWriter:

@@ -16,7 +16,7 @@ from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.sections import SectionKey
 from duocthu_generation.domain import dosage
 from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
-from duocthu_runtime.text.vietnamese import fold, lexical_coverage
+from duocthu_text.vietnamese import fold, lexical_coverage
 
 PROVIDER = "extractive"
 MAX_SENTENCES = {"short": 3, "normal": 8, "full": 40}

@@ -46,7 +46,7 @@ from duocthu_retrieval.domain.points import (
 from duocthu_retrieval.domain.release import BatchEntry
 from duocthu_retrieval.domain.search import ANY, ScoredChunk, SearchFilter, book_order
 from duocthu_retrieval.settings import IndexSettings
-from duocthu_runtime.text.vietnamese import has_diacritics
+from duocthu_text.vietnamese import has_diacritics
 
 _SIDECAR_NS = uuid.UUID("5d1f2a8e-8f4b-5f7e-b7b1-2c7f0c3a9e41")
 _DISTANCES = {"Cosine": qm.Distance.COSINE, "Dot": qm.Distance.DOT, "Euclid": qm.Distance.EUCLID}

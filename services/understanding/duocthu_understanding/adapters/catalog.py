@@ -37,7 +37,7 @@ class LiveCatalog:
         log.info("catalog_loaded", release_id=payload.release_id, drugs=len(payload.catalog.entries))
 
     async def watch(self, bus: Bus) -> None:
-        await bus.watch_latest(CorpusReleaseCompleted, self.on_release)
+        await bus.watch(CorpusReleaseCompleted, self.on_release)
 
     async def ready(self) -> tuple[bool, str]:
         if self.catalog is None:

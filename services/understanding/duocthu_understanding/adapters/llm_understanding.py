@@ -13,8 +13,9 @@ import json
 from collections.abc import Sequence
 
 from duocthu_contracts.corpus import DrugCatalog
+from duocthu_providers.errors import LLMError
+from duocthu_providers.llm.port import ChatMessage, ChatProvider, ChatRequest, TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import ChatMessage, ChatProvider, ChatRequest, LLMError, TurnBudget
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)

@@ -17,7 +17,7 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.frame import ConditionRelation, DrugRef, MatchKind, PatientContext, QueryFrame, TurnType
 from duocthu_contracts.messages import HistoryTurn
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.text.vietnamese import casefold_keep_marks, fold, nfc, normalize_whitespace
+from duocthu_text.vietnamese import casefold_keep_marks, fold, nfc, normalize_whitespace
 from duocthu_understanding.domain import cues, patient
 from duocthu_understanding.domain.matcher import DrugMatcher, Match
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from duocthu_contracts.corpus import AliasKind, DrugCatalog
 from duocthu_contracts.frame import DrugRef, MatchKind
-from duocthu_runtime.text.vietnamese import casefold_keep_marks, fold
+from duocthu_text.vietnamese import casefold_keep_marks, fold
 
 _WORD_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 #: Vietnamese syllable shape (folded): onset, nucleus, coda.  A word outside it may be a foreign drug name.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from duocthu_contracts.answer import CheckOutcome, CheckRecord, Claim, Draft
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 from duocthu_verifier.domain.numbers import ungrounded
 from duocthu_verifier.domain.rendering import has_content, render, split_segments
 from duocthu_verifier.domain.text import lowered, normalized, strip_markers

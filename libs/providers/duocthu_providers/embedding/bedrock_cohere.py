@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from duocthu_contracts.corpus import EmbeddingModel
-from duocthu_runtime.embedding import metrics
-from duocthu_runtime.embedding.port import EmbeddingError, EmbeddingUnavailable, InputTooLong
-from duocthu_runtime.embedding.settings import BEDROCK_MAX_BATCH
+from duocthu_providers.embedding import metrics
+from duocthu_providers.embedding.settings import BEDROCK_MAX_BATCH
+from duocthu_providers.errors import EmbeddingError, EmbeddingUnavailable, InputTooLong
 
 PROVIDER = "bedrock"
 InputType = Literal["search_document", "search_query"]

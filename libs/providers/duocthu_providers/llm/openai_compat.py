@@ -14,7 +14,8 @@ from typing import Any
 
 import httpx
 
-from duocthu_runtime.llm.port import ChatRequest, ChatResponse, MalformedResponse, ProviderUnavailable
+from duocthu_providers.errors import MalformedResponse, ProviderUnavailable
+from duocthu_providers.llm.port import ChatRequest, ChatResponse
 
 PROVIDER = "openai"
 

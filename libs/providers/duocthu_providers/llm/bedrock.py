@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from duocthu_runtime.llm.port import ChatRequest, ChatResponse, MalformedResponse, ProviderUnavailable
+from duocthu_providers.errors import MalformedResponse, ProviderUnavailable
+from duocthu_providers.llm.port import ChatRequest, ChatResponse
 
 PROVIDER = "bedrock"
 

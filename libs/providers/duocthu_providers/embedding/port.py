@@ -13,23 +13,6 @@ from typing import Protocol
 from duocthu_contracts.corpus import EmbeddingModel
 
 
-class EmbeddingError(Exception):
-    """The provider failed or the input cannot be embedded as is."""
-
-
-class InputTooLong(EmbeddingError):
-    """An input exceeds the model window and was not windowed explicitly: never truncate silently."""
-
-
-class EmbeddingUnavailable(EmbeddingError):
-    """The provider could not be reached (network, throttling, 5xx, credentials): retry later.
-
-    Kept apart from :class:`EmbeddingError` so that a caller can tell "the
-    embedder is down" (retrieval abstains with ``retrieval_unavailable``, an
-    ingest batch is redelivered) from "this input is bad" (fail the job).
-    """
-
-
 class Embedder(Protocol):
     @property
     def identity(self) -> EmbeddingModel: ...

@@ -32,8 +32,8 @@ from typing import NamedTuple
 import numpy as np
 
 from duocthu_contracts.corpus import EmbeddingModel
-from duocthu_runtime.embedding import metrics
-from duocthu_runtime.embedding.port import Embedder
+from duocthu_providers.embedding import metrics
+from duocthu_providers.embedding.port import Embedder
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)

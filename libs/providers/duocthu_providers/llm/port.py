@@ -2,9 +2,7 @@
 
 Stages depend on this port only; which provider runs (Bedrock Converse, an
 OpenAI-compatible server, or a scripted provider in tests) is configuration.
-Errors are typed so that callers can report *why* a model could not be
-consulted (``provider_unavailable`` vs ``request_budget_exhausted``) instead
-of confusing it with a negative verdict.
+Its errors live in :mod:`duocthu_providers.errors`.
 """
 
 from __future__ import annotations
@@ -13,21 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-
-class LLMError(Exception):
-    """Base class: the model could not be consulted."""
-
-
-class ProviderUnavailable(LLMError):
-    """Network error, timeout, throttling, 5xx, missing credentials."""
-
-
-class MalformedResponse(LLMError):
-    """The provider answered, but not with a usable completion (counted as ``malformed_output``)."""
-
-
-class BudgetExhausted(LLMError):
-    """The turn has no wall-clock time or LLM calls left."""
+from duocthu_providers.errors import BudgetExhausted
 
 
 @dataclass(frozen=True)

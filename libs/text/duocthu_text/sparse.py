@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from itertools import pairwise
 
 from duocthu_contracts.corpus import SparseVector
-from duocthu_runtime.text.vietnamese import fold, has_diacritics, syllables
+from duocthu_text.vietnamese import fold, has_diacritics, syllables
 
 EXACT_UNIGRAM = "w"
 EXACT_BIGRAM = "b"

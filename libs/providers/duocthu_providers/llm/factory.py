@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from duocthu_runtime.llm.bedrock import BedrockConverseProvider, make_converse_client
-from duocthu_runtime.llm.openai_compat import OpenAICompatibleProvider
-from duocthu_runtime.llm.port import ChatProvider
-from duocthu_runtime.llm.settings import ChatSettings, Role, chat_settings
+from duocthu_providers.llm.bedrock import BedrockConverseProvider, make_converse_client
+from duocthu_providers.llm.openai_compat import OpenAICompatibleProvider
+from duocthu_providers.llm.port import ChatProvider
+from duocthu_providers.llm.settings import ChatSettings, Role, chat_settings
 
 
 def make_chat_provider(role: Role, settings: ChatSettings | None = None, *,

