@@ -29,10 +29,7 @@ import numpy as np
 from duocthu_contracts.corpus import ChunkRecord, EmbeddedChunk, EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusBatchEmbeddedPayload
 from duocthu_contracts.sections import SECTION_HEADINGS, SECTION_ORDER, SectionKey
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
-from duocthu_retrieval.domain.search import SearchFilter
-from duocthu_retrieval.indexing import Indexer
-from duocthu_retrieval.settings import RetrievalSettings
+from duocthu_retrieval import Indexer, RetrievalSettings, SearchFilter, open_index
 from duocthu_runtime.bus.envelope import new_message
 from duocthu_text.sparse import SparseEncoder
 
@@ -108,7 +105,7 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = RetrievalSettings(var_dir=Path(tmp), qdrant_url=args.qdrant_url,
                                      index_collection_prefix="bench")
-        index = QdrantIndex.open(settings)
+        index = open_index(settings)
         print(f"qdrant: {index.where}")
         indexer = Indexer(index)
         t0 = time.perf_counter()

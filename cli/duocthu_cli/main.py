@@ -152,9 +152,9 @@ def contracts_export(
     for path in export.write():
         typer.echo(str(path))
 
-from duocthu_retrieval.cli import index_app  # noqa: E402
+from duocthu_retrieval import index_cli  # noqa: E402
 
-app.add_typer(index_app, name="index")
+app.add_typer(index_cli, name="index")
 
 from duocthu_cli.audit.cli import app as audit_app  # noqa: E402
 

@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 
 from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
 from duocthu_providers.embedding.cache import CachingEmbedder
-from duocthu_retrieval.adapters.qdrant_index import IndexUnavailable, QdrantIndex
-from duocthu_retrieval.cli import index_app
+from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.domain.search import SearchFilter
+from duocthu_retrieval.errors import IndexUnavailable
+from duocthu_retrieval.main import index_cli
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.nats_server import NatsServer
 from tests.fixtures.index import IndexCorpus
@@ -40,7 +41,7 @@ async def test_rebuild_through_the_service_while_queries_keep_working(
         refused = IndexRebuildReply.model_validate_json(second.body)
         assert not refused.accepted and "already running" in (refused.error or "")
         answered = 0
-        while service.rebuilding is not None:  # queries during the rebuild read the old collection
+        while service.maintenance.rebuilding is not None:  # queries during the rebuild read the old collection
             hits = await service.index.dense_search(query, SearchFilter(), limit=3)
             assert hits and hits[0].chunk.drug_id == "paracetamol"
             assert (await runtime.readiness())[0]
@@ -92,7 +93,7 @@ def test_cli_rebuilds_in_process_when_no_service_runs(tmp_path: Path, fresh_nats
 
     asyncio.run(index_once())  # the service ran once, then stopped
     monkeypatch.setenv("QDRANT_PATH", str(tmp_path / "qdrant"))
-    result = CliRunner().invoke(index_app, ["rebuild", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
+    result = CliRunner().invoke(index_cli, ["rebuild", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
     assert result.exit_code == 0, result.output
     assert "no retrieval service is running" in result.output
     assert "live: release rel-cli in duocthu__rel-cli__r" in result.output
@@ -107,7 +108,7 @@ def test_cli_rebuilds_in_process_when_no_service_runs(tmp_path: Path, fresh_nats
             await index.close()
 
     asyncio.run(check())
-    status = CliRunner().invoke(index_app, ["status", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
+    status = CliRunner().invoke(index_cli, ["status", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
     assert status.exit_code == 0, status.output
     assert '"release_id": "rel-cli"' in status.output
 

@@ -12,8 +12,8 @@ from duocthu_contracts.corpus import ChunkKind
 from duocthu_contracts.sections import SECTION_ORDER, SectionKey
 from duocthu_providers.embedding.cache import CachingEmbedder
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
+from duocthu_retrieval.application.indexing import Indexer
 from duocthu_retrieval.domain.search import SearchFilter
-from duocthu_retrieval.indexing import Indexer
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_text.sparse import SparseEncoder
 from tests.fixtures.index import IndexCorpus

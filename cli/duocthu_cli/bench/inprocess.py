@@ -20,8 +20,7 @@ from duocthu_contracts.messages import (
     TurnUnderstood,
 )
 from duocthu_generation.handlers import GenerationHandler
-from duocthu_retrieval.routes import Retriever
-from duocthu_retrieval.turns import turn_handler
+from duocthu_retrieval import Retriever, turn_handler
 from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.bus.stage import StageContext
 from duocthu_understanding.adapters.catalog import LiveCatalog

@@ -1,49 +1,40 @@
-"""Routes A–D over the live index: the application service behind the turn handler.
+"""Routes A–D over the live index: the query use case behind the turn handler.
 
 Each route reads chunks (by filter, phrase or hybrid search) and hands them
 to the pure evidence policy; the handler turns the outcome into a message.
-Qdrant or embedder failures are raised as :class:`RetrievalUnavailable`, so a
-broken dependency abstains with ``retrieval_unavailable`` instead of looking
-like "the book says nothing".
+Routes A (one drug's section) and D (both drugs' interaction sections) are
+one read: whole sections, every part, in part order.  Index or embedder
+failures are raised as :class:`RetrievalUnavailable`, so a broken dependency
+abstains with ``retrieval_unavailable`` instead of looking like "the book
+says nothing".
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from duocthu_contracts.corpus import ChunkRecord, SparseVector
 from duocthu_contracts.evidence import CandidateAssessment, Route
 from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.sections import SectionKey
-from duocthu_providers.embedding.port import Embedder
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
+from duocthu_providers import Embedder, EmbeddingError
 from duocthu_retrieval.domain import candidates as cand
 from duocthu_retrieval.domain.evidence_policy import PolicyOutcome, decide
 from duocthu_retrieval.domain.packing import pack
 from duocthu_retrieval.domain.routing import RoutePlan
 from duocthu_retrieval.domain.search import SearchFilter
+from duocthu_retrieval.errors import IndexUnavailable, RerankUnavailable, RetrievalUnavailable
+from duocthu_retrieval.ports import ChunkSearch, Reranker
 from duocthu_runtime.observability.logging import get_logger
-from duocthu_text.sparse import SparseEncoder
-from duocthu_text.vietnamese import lexical_coverage
+from duocthu_text import SparseEncoder, lexical_coverage
 
 log = get_logger(__name__)
 
 Scored = tuple[ChunkRecord, float | None]
 
-
-class RetrievalUnavailable(RuntimeError):
-    """The index or the query embedder failed; the turn abstains with ``retrieval_unavailable``."""
-
-
-class Reranker(Protocol):
-    """Optional cross-encoder: reorders at most ``max_candidates`` chunks; any failure keeps the original order."""
-
-    max_candidates: int
-
-    async def rerank(self, query: str, chunks: Sequence[ChunkRecord]) -> list[int]: ...
+#: Routes that read whole sections, where leaving out a table leaves out part of what was asked.
+WHOLE_SECTION_ROUTES = frozenset({Route.A_SECTION, Route.D_INTERACTION})
 
 
 @dataclass(frozen=True)
@@ -67,7 +58,7 @@ class RouteResult:
 
 
 class Retriever:
-    def __init__(self, index: QdrantIndex, embedder: Embedder, sparse: SparseEncoder, *,
+    def __init__(self, index: ChunkSearch, embedder: Embedder, sparse: SparseEncoder, *,
                  reranker: Reranker | None = None, tuning: RouteTuning | None = None) -> None:
         self.index = index
         self.embedder = embedder
@@ -77,24 +68,19 @@ class Retriever:
 
     async def run(self, plan: RoutePlan, frame: QueryFrame) -> RouteResult:
         try:
-            if plan.route is Route.A_SECTION:
-                return RouteResult(plan, decide(plan.route, await self.route_a(plan),
-                                                visual_blocks_whole_answer=True))
-            if plan.route is Route.D_INTERACTION:
-                return RouteResult(plan, decide(plan.route, await self.route_a(plan),
+            if plan.route in WHOLE_SECTION_ROUTES:
+                return RouteResult(plan, decide(plan.route, await self.whole_sections(plan),
                                                 visual_blocks_whole_answer=True))
             if plan.route is Route.B_OVERVIEW:
-                return RouteResult(plan, decide(plan.route, await self.route_b(plan),
+                return RouteResult(plan, decide(plan.route, await self.one_monograph(plan),
                                                 visual_blocks_whole_answer=False))
-            return await self.route_c(plan, frame)
-        except RetrievalUnavailable:
-            raise
-        except Exception as exc:
-            raise RetrievalUnavailable(f"{type(exc).__name__}: {exc}") from exc
+            return await self.condition_to_drugs(plan, frame)
+        except IndexUnavailable as exc:
+            raise RetrievalUnavailable(str(exc)) from exc
 
     # ------------------------------------------------------------------ A and D: whole sections
 
-    async def route_a(self, plan: RoutePlan) -> list[Scored]:
+    async def whole_sections(self, plan: RoutePlan) -> list[Scored]:
         """Every part of each (drug, section), in part order — never top-k."""
         out: list[Scored] = []
         for drug_id in plan.drug_ids:
@@ -104,7 +90,7 @@ class Retriever:
 
     # ------------------------------------------------------------------ B: one monograph
 
-    async def route_b(self, plan: RoutePlan) -> list[Scored]:
+    async def one_monograph(self, plan: RoutePlan) -> list[Scored]:
         drug_id = plan.drug_ids[0]
         if plan.overview:
             return [(c, None) for c in await self.index.scroll_drug(drug_id, plan.section_keys)]
@@ -121,15 +107,15 @@ class Retriever:
         try:
             order = await self.reranker.rerank(query, [c for c, _ in head])
             if sorted(order) != list(range(len(head))):
-                raise ValueError(f"reranker returned an invalid permutation {order}")
-        except Exception as exc:  # fail-open: the original order is a valid answer
+                raise RerankUnavailable(f"reranker returned an invalid permutation {order}")
+        except (RerankUnavailable, TimeoutError, OSError) as exc:  # fail-open: the original order is valid
             log.warning("rerank_failed", error=f"{type(exc).__name__}: {exc}")
             return ranked
         return [head[i] for i in order] + tail
 
     # ------------------------------------------------------------------ C: condition → drugs
 
-    async def route_c(self, plan: RoutePlan, frame: QueryFrame) -> RouteResult:
+    async def condition_to_drugs(self, plan: RoutePlan, frame: QueryFrame) -> RouteResult:
         condition = plan.condition or ""
         only_indications = SearchFilter(section_keys=(SectionKey.CHI_DINH,), exclude_quarantined=True)
         phrase = await self.index.text_match(condition, only_indications, match="phrase")
@@ -167,6 +153,6 @@ class Retriever:
     async def _encode(self, text: str) -> tuple[list[float], SparseVector]:
         try:
             vector = await asyncio.to_thread(self.embedder.embed_query, text)
-        except Exception as exc:
+        except EmbeddingError as exc:
             raise RetrievalUnavailable(f"query embedding failed: {type(exc).__name__}: {exc}") from exc
         return vector, self.sparse.encode_query(text)

@@ -1,4 +1,4 @@
-"""The indexer: the Qdrant index as a projection of the ``CORPUS`` stream.
+"""The indexer: the vector index as a projection of the ``CORPUS`` stream.
 
 ``apply`` takes one ``corpus.v1.batch.embedded`` message (in any order, any
 number of times, on any replica), writes its points idempotently into the
@@ -16,9 +16,8 @@ Errors of the store itself propagate, so the stage redelivers the batch.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol
+from datetime import UTC, datetime
 
 from duocthu_contracts.messages import (
     CorpusBatchEmbedded,
@@ -26,18 +25,18 @@ from duocthu_contracts.messages import (
     CorpusReleaseCompleted,
     CorpusReleaseResultPayload,
 )
-from duocthu_retrieval.adapters.qdrant_index import IndexConflict, QdrantIndex
 from duocthu_retrieval.domain.manifest import build_manifest
 from duocthu_retrieval.domain.naming import collection_name
 from duocthu_retrieval.domain.release import (
     BatchEntry,
-    ReleaseRejected,
     assess,
     check_consistent,
     merge_catalogs,
     release_corpus_sha256,
     validate_batch,
 )
+from duocthu_retrieval.errors import IndexConflict, RebuildFailed, ReleaseRejected
+from duocthu_retrieval.ports import CorpusSource, ReleaseStore
 from duocthu_runtime.bus.envelope import new_message
 from duocthu_runtime.observability.logging import get_logger
 
@@ -46,16 +45,9 @@ log = get_logger(__name__)
 _COMPLETION_NS = uuid.UUID("a3c1f0de-2b8e-5c55-8d1e-7b0a6f4c2e19")
 
 
-class RebuildFailed(Exception):
-    """A rebuild could not start (no release to rebuild)."""
-
-
-class CorpusSource(Protocol):
-    """Where a rebuild reads a release's batches (the CORPUS stream in production)."""
-
-    def batches(self, release_id: str) -> AsyncIterator[CorpusBatchEmbedded]: ...
-
-    async def latest_live_release(self) -> str | None: ...
+def new_build_tag() -> str:
+    """The name suffix of a rebuild's fresh collection (time-ordered, so the newest sorts last)."""
+    return "r" + datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
 
 
 @dataclass(frozen=True)
@@ -74,7 +66,7 @@ def completion_message(cause: Cause, payload: CorpusReleaseResultPayload, collec
 
 
 class Indexer:
-    def __init__(self, index: QdrantIndex, *, keep_collections: int = 2) -> None:
+    def __init__(self, index: ReleaseStore, *, keep_collections: int = 2) -> None:
         self.index = index
         self.keep_collections = keep_collections
 

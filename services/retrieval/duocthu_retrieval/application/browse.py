@@ -17,30 +17,36 @@ from duocthu_contracts.rpc import (
     SectionTextReply,
     SectionTextRequest,
 )
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.domain.evidence_policy import to_evidence
 from duocthu_retrieval.domain.release import merge_catalogs
-from duocthu_text.reassembly import reassemble
+from duocthu_retrieval.errors import IndexUnavailable
+from duocthu_retrieval.ports import ChunkSearch
+from duocthu_text import reassemble
 
 
-async def list_drugs(index: QdrantIndex) -> DrugListReply:
+def unavailable(exc: IndexUnavailable) -> str:
+    """The reply's error: which store failure it was, without its detail (paths, URLs) crossing to a client."""
+    return f"index unavailable: {type(exc.__cause__ or exc).__name__}"
+
+
+async def list_drugs(index: ChunkSearch) -> DrugListReply:
     try:
         collection = await index.live_collection()
         if collection is None:
             return DrugListReply(error="no live release")
         catalog = merge_catalogs(await index.ledger(collection), "")
-    except Exception as exc:
-        return DrugListReply(error=f"index unavailable: {type(exc).__name__}")
+    except IndexUnavailable as exc:
+        return DrugListReply(error=unavailable(exc))
     drugs = sorted((DrugSummary(drug_id=e.drug_id, drug_name=e.drug_name) for e in catalog.entries),
                    key=lambda d: d.drug_id)
     return DrugListReply(drugs=drugs)
 
 
-async def list_sections(index: QdrantIndex, request: SectionListRequest) -> SectionListReply:
+async def list_sections(index: ChunkSearch, request: SectionListRequest) -> SectionListReply:
     try:
         chunks = await index.scroll_drug(request.drug_id)
-    except Exception as exc:
-        return SectionListReply(drug_id=request.drug_id, error=f"index unavailable: {type(exc).__name__}")
+    except IndexUnavailable as exc:
+        return SectionListReply(drug_id=request.drug_id, error=unavailable(exc))
     if not chunks:
         return SectionListReply(drug_id=request.drug_id, error=f"no monograph {request.drug_id!r}")
     sections: dict[str, SectionSummary] = {}
@@ -52,12 +58,12 @@ async def list_sections(index: QdrantIndex, request: SectionListRequest) -> Sect
     return SectionListReply(drug_id=request.drug_id, drug_name=chunks[0].drug_name, sections=list(sections.values()))
 
 
-async def section_text(index: QdrantIndex, request: SectionTextRequest) -> SectionTextReply:
+async def section_text(index: ChunkSearch, request: SectionTextRequest) -> SectionTextReply:
     try:
         chunks = await index.scroll_section(request.drug_id, request.section_key)
-    except Exception as exc:
+    except IndexUnavailable as exc:
         return SectionTextReply(drug_id=request.drug_id, section_key=request.section_key,
-                                error=f"index unavailable: {type(exc).__name__}")
+                                error=unavailable(exc))
     if not chunks:
         return SectionTextReply(drug_id=request.drug_id, section_key=request.section_key,
                                 error=f"no section {request.section_key} in {request.drug_id!r}")
