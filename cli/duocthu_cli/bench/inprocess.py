@@ -23,14 +23,13 @@ from duocthu_generation.handlers import GenerationHandler
 from duocthu_retrieval import Retriever, turn_handler
 from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_understanding.adapters.catalog import LiveCatalog
-from duocthu_understanding.handlers import UnderstandingHandler
+from duocthu_understanding import handler_for
 from duocthu_verifier.handlers import VerifierHandler
 
 
 class InProcessPipeline:
     def __init__(self, catalog: DrugCatalog, retriever: Retriever) -> None:
-        self.understanding = UnderstandingHandler(LiveCatalog(catalog))
+        self.understanding = handler_for(catalog)
         self.retrieval = turn_handler(lambda: retriever)
         self.generation = GenerationHandler()
         self.verifier = VerifierHandler(None)

@@ -153,3 +153,9 @@ class DrugMatcher:
 
     def refs(self, matches: Sequence[Match]) -> list[DrugRef]:
         return [m.ref for m in matches]
+
+    def named(self, drug_id: str) -> DrugRef:
+        """``drug_id`` as if its catalog name had been typed (a choice made outside the question's words)."""
+        name = self.names[drug_id]
+        return DrugRef(drug_id=drug_id, drug_name=name, matched_text=" ".join(syllable_words(name)),
+                       match_kind=MatchKind.EXACT)

@@ -4,13 +4,13 @@ Runs only when a chat model is configured (``ANSWER_PROVIDER`` bedrock/openai: t
 shared with generation, the prompt is this module's) and the deterministic frame found no drug and no
 condition.  The model may only name ``drug_id``s it was shown; anything else — an unknown id, prose, a
 timeout — and the deterministic frame stands.  A name the catalog does not know is never handed to the
-model (that stays ``unknown_drug``).  The question is fenced as data.
+model (that stays ``unknown_drug``).  The question is fenced as data.  Implements
+:class:`duocthu_understanding.ports.DrugPicker`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_providers.errors import LLMError
@@ -64,8 +64,3 @@ class LlmDrugPicker:
             log.warning("llm_understanding_outside_shortlist", picked=picked[:5])
             return []
         return list(dict.fromkeys(picked))[:2]
-
-
-def names_of(catalog: DrugCatalog, drug_ids: Sequence[str]) -> list[str]:
-    names = {e.drug_id: e.drug_name for e in catalog.entries}
-    return [names[d] for d in drug_ids]
