@@ -17,8 +17,8 @@ from duocthu_providers.errors import ProviderUnavailable
 from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
 from duocthu_verifier.adapters.judge import Judge
+from duocthu_verifier.application.verification import subject_of, verify
 from duocthu_verifier.domain.checks import DraftUnderCheck
-from duocthu_verifier.verification import subject_of, verify
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 
 PARA_DOSE = make_evidence("paracetamol", "lieu_luong_va_cach_dung")

@@ -16,9 +16,9 @@ from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
 from duocthu_verifier.adapters.judge import Judge
+from duocthu_verifier.application.verification import subject_of, verify
 from duocthu_verifier.domain.numbers import numeric_tokens, ungrounded
 from duocthu_verifier.domain.rendering import render, split_segments
-from duocthu_verifier.verification import subject_of, verify
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 
 EVIDENCE = [make_evidence("paracetamol", "lieu_luong_va_cach_dung"), make_evidence("metformin", "chong_chi_dinh")]

@@ -116,11 +116,9 @@ def reverify_command(
 ) -> None:
     """Re-run the verifier on recorded drafts; exit 1 listing every disagreement with the recorded verdicts."""
     from duocthu_cli.audit.reverify import ReverifyReport, reverify_chain
-    from duocthu_providers.llm.factory import make_chat_provider
-    from duocthu_verifier.adapters.judge import Judge
+    from duocthu_verifier import configured_judge
 
-    provider = make_chat_provider("judge")
-    judge = Judge(provider) if provider is not None else None
+    judge = configured_judge()
     start = utcnow() - parse_duration(since)
     report = ReverifyReport()
 

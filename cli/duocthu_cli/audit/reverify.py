@@ -23,9 +23,7 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_verifier.adapters.judge import Judge
-from duocthu_verifier.domain.checks import run_deterministic_checks
-from duocthu_verifier.verification import subject_of, verify
+from duocthu_verifier import EntailmentJudge, run_deterministic_checks, subject_of, verify
 
 JUDGE_CHECKS = frozenset({"entailment_judge", "completeness"})
 _JUDGE_REASONS = frozenset({Reason.JUDGE_UNAVAILABLE, Reason.PROVIDER_UNAVAILABLE,
@@ -76,7 +74,7 @@ def compare_checks(recorded: Sequence[CheckRecord], rerun: Sequence[CheckRecord]
     return problems
 
 
-async def reverify_chain(chain: Sequence[Recorded], judge: Judge | None, report: ReverifyReport) -> None:
+async def reverify_chain(chain: Sequence[Recorded], judge: EntailmentJudge | None, report: ReverifyReport) -> None:
     for draft in (r for r in chain if r.kind == "rag.answer.drafted"):
         report.drafts += 1
         turn_id = draft.turn_id or "?"

@@ -2,6 +2,7 @@
 
 A temperature-0 model asked the same thing twice is a correlated retry, not an
 independent vote, so the judge runs exactly once per draft (seed 000).
+Implements :class:`duocthu_verifier.ports.EntailmentJudge`.
 """
 
 from __future__ import annotations

@@ -1,16 +1,21 @@
-"""Verifying one draft: deterministic checks, then the judge only if a claim is not verbatim."""
+"""Verifying one draft: deterministic checks, then the judge only if a claim is not verbatim.
+
+The verifier renders the draft's claims itself and checks that rendering,
+so the string a user reads and the structure that was checked cannot drift.
+"""
 
 from __future__ import annotations
 
 from duocthu_contracts.answer import Verdict
 from duocthu_contracts.messages import AnswerDraftedPayload
-from duocthu_providers.llm.port import TurnBudget
-from duocthu_verifier.adapters.judge import Judge
+from duocthu_providers import TurnBudget
 from duocthu_verifier.domain.checks import DraftUnderCheck, run_deterministic_checks
 from duocthu_verifier.domain.verdict import decide, judge_records, needs_judge
+from duocthu_verifier.ports import EntailmentJudge
 
 
 def subject_of(payload: AnswerDraftedPayload) -> DraftUnderCheck:
+    """What the checks read of a drafted answer."""
     return DraftUnderCheck(
         draft=payload.draft,
         evidence=payload.evidence,
@@ -19,7 +24,8 @@ def subject_of(payload: AnswerDraftedPayload) -> DraftUnderCheck:
     )
 
 
-async def verify(subject: DraftUnderCheck, question: str, judge: Judge | None, budget: TurnBudget) -> Verdict:
+async def verify(subject: DraftUnderCheck, question: str, judge: EntailmentJudge | None,
+                 budget: TurnBudget) -> Verdict:
     records = run_deterministic_checks(subject)
     if not needs_judge(records) or judge is None:
         return decide(subject, records)

@@ -1,4 +1,4 @@
-"""Message handler: a draft in, a completed turn or one repair request out."""
+"""The verifier stage's bus handler: a draft in, a completed turn or one repair request out."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ from collections.abc import Sequence
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import AnswerDrafted, AnswerRejected, AnswerRejectedPayload
-from duocthu_providers.llm.port import TurnBudget
+from duocthu_providers import TurnBudget
 from duocthu_runtime.bus.stage import StageContext
 from duocthu_verifier import metrics
-from duocthu_verifier.adapters.judge import Judge
+from duocthu_verifier.application.verification import subject_of, verify
 from duocthu_verifier.domain.blocks import build_blocks
 from duocthu_verifier.domain.rendering import render
-from duocthu_verifier.verification import subject_of, verify
+from duocthu_verifier.ports import EntailmentJudge
 
 
 class VerifierHandler:
-    def __init__(self, judge: Judge | None) -> None:
+    def __init__(self, judge: EntailmentJudge | None) -> None:
         self.judge = judge
 
     async def __call__(self, message: AnswerDrafted, ctx: StageContext[AnswerDrafted]) -> Sequence[Message]:
