@@ -9,7 +9,8 @@ import pytest
 
 from duocthu_contracts.frame import DrugRef, QueryFrame, TurnType
 from duocthu_contracts.sections import SectionKey
-from duocthu_gateway.adapters.store import Store, TurnRecord, database_url
+from duocthu_gateway.adapters.store import Store, database_url
+from duocthu_gateway.domain.conversation import TurnRecord
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

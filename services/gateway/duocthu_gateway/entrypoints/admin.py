@@ -11,8 +11,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from duocthu_contracts.messages import IngestJobRequested, IngestJobRequestedPayload
-from duocthu_gateway.api.errors import error_response
-from duocthu_runtime.bus.connection import Bus
+from duocthu_gateway.entrypoints.deps import GatewayDep
+from duocthu_gateway.entrypoints.errors import error_response
 from duocthu_runtime.bus.envelope import new_message
 
 router = APIRouter()
@@ -29,8 +29,7 @@ def _denied(request: Request, status: int, detail: str) -> JSONResponse:
                           headers={"WWW-Authenticate": "Bearer"} if status == 401 else None)
 
 
-def authorize(request: Request, authorization: str | None) -> JSONResponse | None:
-    token: str | None = request.app.state.gateway.settings.admin_token
+def authorize(request: Request, token: str | None, authorization: str | None) -> JSONResponse | None:
     if not token:
         return _denied(request, 403, "admin endpoints are disabled (ADMIN_TOKEN is not set)")
     scheme, _, given = (authorization or "").partition(" ")
@@ -42,14 +41,13 @@ def authorize(request: Request, authorization: str | None) -> JSONResponse | Non
 
 
 @router.post("/v1/admin/ingest", response_model=None)
-async def trigger_ingest(body: IngestTrigger, request: Request,
+async def trigger_ingest(body: IngestTrigger, request: Request, gateway: GatewayDep,
                          authorization: Annotated[str | None, Header()] = None) -> JSONResponse:
-    if (denied := authorize(request, authorization)) is not None:
+    if (denied := authorize(request, gateway.settings.admin_token, authorization)) is not None:
         return denied
-    bus: Bus = request.app.state.gateway.bus
     job_id = uuid.uuid4().hex
     release_id = body.release_id or f"admin-{job_id[:12]}"
     payload = IngestJobRequestedPayload(job_id=job_id, release_id=release_id, pdf_uri=body.pdf_uri,
                                         transcriptions_uri=body.transcriptions_uri)
-    await bus.publish(new_message(IngestJobRequested, payload, correlation_id=f"admin:{release_id}"))
+    await gateway.jobs.publish(new_message(IngestJobRequested, payload, correlation_id=f"admin:{release_id}"))
     return JSONResponse({"accepted": True, "job_id": job_id, "release_id": release_id}, status_code=202)

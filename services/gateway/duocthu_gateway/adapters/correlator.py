@@ -2,7 +2,8 @@
 
 Each gateway replica subscribes (core NATS) to the completion and progress
 subjects addressed to its own origin token, so a completion reaches the
-replica that holds the HTTP request and no other.
+replica that holds the HTTP request and no other.  Implements
+:class:`duocthu_gateway.ports.TurnExchange`.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
+from faststream.exceptions import FastStreamException
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.errors import Error as NatsError
 
 from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
+from duocthu_gateway.errors import TurnNotPublished
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.subjects import addressed_subject
 from duocthu_runtime.bus.versioning import decode
@@ -84,5 +88,7 @@ class TurnCorrelator:
             return await asyncio.wait_for(fut, timeout=max(0.0, timeout_s))
         except TimeoutError:
             return None
+        except (NatsError, FastStreamException) as exc:
+            raise TurnNotPublished(f"{type(exc).__name__}: {exc}") from exc
         finally:
             self._pending.pop(request.turn_id, None)
