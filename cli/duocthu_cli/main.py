@@ -160,9 +160,9 @@ from duocthu_cli.audit.cli import app as audit_app  # noqa: E402
 
 app.add_typer(audit_app, name="audit")
 
-from duocthu_ingest.cli import app as ingest_app  # noqa: E402
+from duocthu_ingest import ingest_cli  # noqa: E402
 
-app.add_typer(ingest_app, name="ingest")
+app.add_typer(ingest_cli, name="ingest")
 
 from duocthu_cli.corpus_cli import app as corpus_app  # noqa: E402
 

@@ -11,8 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu_ingest.pipeline import IngestRequest, IngestResult, run_ingest
-from duocthu_ingest.publishing import batch_messages, embed_chunks
+from duocthu_ingest import IngestRequest, IngestResult, batch_messages, embed_chunks, run_ingest
 from duocthu_providers.embedding.factory import make_embedder, make_sparse_encoder, space_identity
 from duocthu_providers.embedding.port import Embedder
 from duocthu_retrieval import Indexer, RetrievalSettings, Retriever, VectorIndex, open_index

@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from duocthu_contracts.sections import INLINE_LABEL_SECTIONS, SECTION_HEADINGS, SectionKey
-from duocthu_ingest.domain.config import IngestConfig
-from duocthu_ingest.domain.text import heading_key, ws_normalize
-from duocthu_ingest.pipeline import IngestRequest, IngestResult, run_ingest
+from duocthu_ingest import IngestConfig, IngestRequest, IngestResult, heading_key, run_ingest, ws_normalize
 
 SectionTexts = dict[tuple[str, str], str]
 

@@ -1,4 +1,4 @@
-"""The worker's bus handler: a thin translation of a job message into one worker run.
+"""The ingest worker's bus handler: a thin translation of a job message into one worker run.
 
 The run is CPU-bound and long (minutes for a whole book), so it runs in a
 thread while the handler tells JetStream every few seconds that the job is
@@ -11,9 +11,12 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 
+from faststream.exceptions import FastStreamException
+from nats.errors import Error as NatsError
+
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import IngestJobRequested
-from duocthu_ingest.worker import IngestWorker
+from duocthu_ingest.application.worker import IngestWorker
 from duocthu_runtime.bus.stage import Handler, StageContext
 
 HEARTBEAT_S = 10.0
@@ -24,7 +27,7 @@ def make_handler(worker: IngestWorker) -> Handler[IngestJobRequested]:
         async def beat() -> None:
             while True:
                 await asyncio.sleep(HEARTBEAT_S)
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(NatsError, FastStreamException):  # a missed beat only risks a redelivery
                     await ctx.heartbeat()
 
         heartbeat = asyncio.create_task(beat())

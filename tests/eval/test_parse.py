@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from duocthu_ingest.evaluation import parse_report
+from duocthu_cli.eval.parse import parse_report
 from tests.ingest.minibook import Book
 
 

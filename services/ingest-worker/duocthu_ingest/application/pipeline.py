@@ -1,9 +1,10 @@
 """The offline path end to end (seed 003 §2.1): PDF -> spans -> repair/QA -> segments -> chunks -> gates.
 
-This is the application layer: it walks the pages through the PyMuPDF
-adapter and hands every decision to the pure domain.  It stops before
-embedding (one step at the end, see :mod:`duocthu_ingest.embedding`) so that
-the parse can be run, measured and gated without a model.
+This is the application layer: it walks the pages through the
+:class:`~duocthu_ingest.ports.SourcePages` port and hands every decision to
+the pure domain.  It stops before embedding (one step at the end, see
+:mod:`duocthu_ingest.application.publishing`) so that the parse can be run,
+measured and gated without a model.
 
 A job may cover a physical page range so several replicas can split one
 book: it owns the monographs whose *title* lies in its range, reads on past
@@ -14,19 +15,12 @@ the entries that point into its own pages.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pymupdf
-
 from duocthu_contracts.corpus import ChunkKind, ChunkRecord, DrugCatalog
-from duocthu_ingest.adapters.pdf import ExtractStats, extract_page, open_pdf, page_lines_text, render_ink
-from duocthu_ingest.adapters.tokenizer import count_tokens
-from duocthu_ingest.adapters.transcriptions import load_transcriptions
 from duocthu_ingest.domain.atoms import TokenCounter
 from duocthu_ingest.domain.back_index import (
     BackIndex,
@@ -36,7 +30,7 @@ from duocthu_ingest.domain.back_index import (
     validate_against_index,
 )
 from duocthu_ingest.domain.catalog import build_catalog
-from duocthu_ingest.domain.chunker import chunk_monograph
+from duocthu_ingest.domain.chunker import chunk_monograph, records_sha256
 from duocthu_ingest.domain.config import DEFAULT_CONFIG, IngestConfig
 from duocthu_ingest.domain.gates import GateInputs, GateReport, evaluate
 from duocthu_ingest.domain.layout import ParagraphMarker, classify, group_lines, reading_order
@@ -71,7 +65,7 @@ from duocthu_ingest.domain.segmentation import (
     line_text,
 )
 from duocthu_ingest.errors import BadInput
-from duocthu_runtime.hashing import file_sha256
+from duocthu_ingest.ports import PdfSource, SourcePages
 
 Progress = Callable[[int, int], None]
 
@@ -105,19 +99,13 @@ class IngestResult:
         return self.gates.passed
 
 
-def records_sha256(chunks: Sequence[ChunkRecord]) -> str:
-    """The normalised corpus hash: sorted-key JSON of each record, one per line, in emission order."""
-    lines = [json.dumps(c.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) for c in chunks]
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
-
-def _divider_scope(doc: pymupdf.Document, pages: range, config: IngestConfig) -> tuple[Scope, int | None]:
+def _divider_scope(source: SourcePages, pages: range, config: IngestConfig) -> tuple[Scope, int | None]:
     """The part the book is in after ``pages`` (text scan only), and the first back-index page seen."""
     scope = Scope.BEFORE
     index_page: int | None = None
     dividers = config.part_dividers()
     for number in pages:
-        for text in page_lines_text(doc[number]):
+        for text in source.lines(number):
             if not is_divider(text, config, dividers):
                 continue
             if any(p.match(text) for p in config.back_index()):
@@ -133,15 +121,14 @@ def _divider_scope(doc: pymupdf.Document, pages: range, config: IngestConfig) ->
 class _Run:
     """One pass over the pages; holds the per-run state the steps share."""
 
-    def __init__(self, request: IngestRequest, doc: pymupdf.Document, transcriptions: Transcriptions) -> None:
+    def __init__(self, request: IngestRequest, pages: SourcePages, transcriptions: Transcriptions) -> None:
         self.request = request
         self.config = request.config
-        self.doc = doc
+        self.pages = pages
         self.transcriptions = transcriptions
         self.ledger = CoverageLedger()
         self.blocks: dict[str, QuarantineBlock] = {}
         self.folios: dict[int, list[int]] = {}
-        self.extract_stats = ExtractStats()
         self.repair_stats = RepairStats()
         self.ink = InkSummary()
         self.paragraphs = ParagraphMarker()
@@ -152,8 +139,7 @@ class _Run:
     def page(self, number: int, segmenter: Segmenter | None) -> list[tuple[str, bool]]:
         """Process one page; feed the segmenter (or, without one, return the page's text lines)."""
         t0 = time.perf_counter()
-        page = self.doc[number]
-        content = extract_page(page, self.extract_stats)
+        content = self.pages.content(number)
         self.timings["extract"] += time.perf_counter() - t0
         t1 = time.perf_counter()
         runs = outline_runs(content)
@@ -190,15 +176,15 @@ class _Run:
         in_part = bool(segmenter.result.monograph_part_pages) and segmenter.result.monograph_part_pages[-1] == number
         if self.request.residual_ink and in_part:  # the gate guards what is released: the monograph pages
             t3 = time.perf_counter()
-            self._residual_ink(page, content, page_blocks, runs)
+            self._residual_ink(number, content, page_blocks, runs)
             self.timings["residual_ink"] += time.perf_counter() - t3
         return []
 
-    def _residual_ink(self, page: pymupdf.Page, content: PageContent, page_blocks: Sequence[QuarantineBlock],
+    def _residual_ink(self, number: int, content: PageContent, page_blocks: Sequence[QuarantineBlock],
                       runs: Sequence[OutlineRun]) -> None:
         # only the text layer is masked: outlined text re-inserted from transcriptions must still be seen as ink
         boxes = [s.bbox for s in content.spans if s.origin is SpanOrigin.EXTRACTED]
-        ink, scale = render_ink(page, self.config.residual_ink_dpi, boxes)
+        ink, scale = self.pages.ink(number, self.config.residual_ink_dpi, boxes)
         known = PageKnowledge(
             page=content.page, height=content.height, header_limit=content.height * self.config.header_band,
             footer_limit=content.height * (1 - self.config.footer_band),
@@ -210,80 +196,92 @@ class _Run:
         classify_page(ink, scale, known, self.config.speck_max_pixels, self.ink)
 
 
-def run_ingest(request: IngestRequest, *, count: TokenCounter = count_tokens,
-               progress: Progress | None = None) -> IngestResult:
+class IngestPipeline:
+    """The parse of one PDF (or one page-range part of it) into gated chunks and a catalog."""
+
+    def __init__(self, source: PdfSource, count: TokenCounter) -> None:
+        self.source = source
+        self.count = count
+
+    def run(self, request: IngestRequest, progress: Progress | None = None) -> IngestResult:
+        transcriptions = (self.source.transcriptions(request.transcriptions) if request.transcriptions
+                          else Transcriptions())
+        pages = self.source.open(request.pdf)
+        try:
+            return _parse(request, pages, transcriptions, self.source.sha256(request.pdf), count=self.count,
+                          progress=progress)
+        finally:
+            pages.close()
+
+
+def _parse(request: IngestRequest, pages: SourcePages, transcriptions: Transcriptions, source_sha: str, *,
+           count: TokenCounter, progress: Progress | None) -> IngestResult:
     t_start = time.perf_counter()
     config = request.config
-    transcriptions = load_transcriptions(request.transcriptions) if request.transcriptions else Transcriptions()
-    doc = open_pdf(request.pdf)
-    try:
-        source_sha = file_sha256(request.pdf)
-        total = doc.page_count
-        first, last = request.page_range if request.page_range is not None else (0, total - 1)
-        if not 0 <= first <= last:
-            raise BadInput(f"khoảng trang không hợp lệ: {request.page_range}")
-        if first >= total:
-            raise BadInput(f"khoảng trang {request.page_range} nằm ngoài PDF ({total} trang)")
-        last = min(last, total - 1)
-        partial = request.page_range is not None and (first, last) != (0, total - 1)
-        scope, _ = _divider_scope(doc, range(first), config) if first > 0 else (Scope.BEFORE, None)
-        run = _Run(request, doc, transcriptions)
-        segmenter = Segmenter(config, run.ledger, run.blocks, scope=scope,
-                              printed=lambda p: next(iter(run.folios.get(p) or []), None),
-                              owned_pages=(first, last) if partial else None)
-        number = first
-        while number < total:
-            if number > last and (segmenter.done or segmenter.result.scope is not Scope.MONOGRAPHS):
-                break
-            run.page(number, segmenter)
-            if progress is not None:
-                progress(number, total)
-            number += 1
-        seg = segmenter.finish()
-        # blocks of this run: those inside its monographs, and in-scope ones no section claimed (gated);
-        # blocks of another job's monograph or outside the monograph part are not this release's
-        unclaimed = set(seg.unassigned_blocks)
-        run.blocks = {k: b for k, b in run.blocks.items() if b.drug_id is not None or k in unclaimed}
-        index_lines = seg.back_index_lines
-        if partial and not index_lines:
-            index_lines = _partial_back_index(run, first, total)
-        if not seg.monographs and not partial:  # a part may legitimately hold no title (appendix pages)
-            raise BadInput("không tìm thấy chuyên luận thuốc nào trong PDF (không có tiêu đề chuyên luận "
-                           "trong phần chuyên luận) — tệp có đúng là Dược thư không?")
-        page_map = build_page_map(run.folios)
-        t_chunk = time.perf_counter()
-        back_index = parse_back_index(index_lines, config)
-        scope_pages = _owned_printed_range(seg, page_map, (first, last) if partial else None)
-        validation = _validate(seg.monographs, back_index, page_map, scope_pages)
-        catalog = build_catalog(seg.monographs, back_index, page_map, config, scope_pages if partial else None)
-        chunks = [c for mono in seg.monographs for c in chunk_monograph(mono, run.blocks, page_map, config, count)]
-        timings = dict(run.timings)
-        timings["chunk"] = time.perf_counter() - t_chunk
-        gates = evaluate(GateInputs(
-            monographs=seg.monographs, blocks=run.blocks, chunks=chunks, ledger=run.ledger,
-            index_validation=validation, unresolved_aliases=catalog.unresolved_aliases,
-            ambiguous_aliases=catalog.ambiguous_aliases, residual_unclassified=run.ink.unclassified,
-            outline_runs_unmerged=run.repair_stats.outline_runs_unmerged + run.repair_stats.transcriptions_without_ink,
-            unmapped_headings=seg.unmapped_headings, text_outside_sections=seg.text_outside_sections,
-            unassigned_blocks=seg.unassigned_blocks,
-        ), config)
-        corpus_sha = records_sha256(chunks)
-        catalog = catalog.model_copy(update={"corpus_sha256": corpus_sha})
-        timings["total"] = time.perf_counter() - t_start
-        result = IngestResult(
-            source_sha256=source_sha, page_count=total, pages_processed=run.pages_processed,
-            monographs=seg.monographs, blocks=run.blocks, chunks=chunks, catalog=catalog, page_map=page_map,
-            gates=gates, report={}, corpus_sha256=corpus_sha, timings=timings,
-        )
-        result.report = build_report(request, result, run, seg, back_index=back_index, validation=validation)
-        return result
-    finally:
-        doc.close()
+    total = pages.page_count
+    first, last = request.page_range if request.page_range is not None else (0, total - 1)
+    if not 0 <= first <= last:
+        raise BadInput(f"khoảng trang không hợp lệ: {request.page_range}")
+    if first >= total:
+        raise BadInput(f"khoảng trang {request.page_range} nằm ngoài PDF ({total} trang)")
+    last = min(last, total - 1)
+    partial = request.page_range is not None and (first, last) != (0, total - 1)
+    scope, _ = _divider_scope(pages, range(first), config) if first > 0 else (Scope.BEFORE, None)
+    run = _Run(request, pages, transcriptions)
+    segmenter = Segmenter(config, run.ledger, run.blocks, scope=scope,
+                          printed=lambda p: next(iter(run.folios.get(p) or []), None),
+                          owned_pages=(first, last) if partial else None)
+    number = first
+    while number < total:
+        if number > last and (segmenter.done or segmenter.result.scope is not Scope.MONOGRAPHS):
+            break
+        run.page(number, segmenter)
+        if progress is not None:
+            progress(number, total)
+        number += 1
+    seg = segmenter.finish()
+    # blocks of this run: those inside its monographs, and in-scope ones no section claimed (gated);
+    # blocks of another job's monograph or outside the monograph part are not this release's
+    unclaimed = set(seg.unassigned_blocks)
+    run.blocks = {k: b for k, b in run.blocks.items() if b.drug_id is not None or k in unclaimed}
+    index_lines = seg.back_index_lines
+    if partial and not index_lines:
+        index_lines = _partial_back_index(run, first, total)
+    if not seg.monographs and not partial:  # a part may legitimately hold no title (appendix pages)
+        raise BadInput("không tìm thấy chuyên luận thuốc nào trong PDF (không có tiêu đề chuyên luận "
+                       "trong phần chuyên luận) — tệp có đúng là Dược thư không?")
+    page_map = build_page_map(run.folios)
+    t_chunk = time.perf_counter()
+    back_index = parse_back_index(index_lines, config)
+    scope_pages = _owned_printed_range(seg, page_map, (first, last) if partial else None)
+    validation = _validate(seg.monographs, back_index, page_map, scope_pages)
+    catalog = build_catalog(seg.monographs, back_index, page_map, config, scope_pages if partial else None)
+    chunks = [c for mono in seg.monographs for c in chunk_monograph(mono, run.blocks, page_map, config, count)]
+    timings = dict(run.timings)
+    timings["chunk"] = time.perf_counter() - t_chunk
+    gates = evaluate(GateInputs(
+        monographs=seg.monographs, blocks=run.blocks, chunks=chunks, ledger=run.ledger,
+        index_validation=validation, unresolved_aliases=catalog.unresolved_aliases,
+        ambiguous_aliases=catalog.ambiguous_aliases, residual_unclassified=run.ink.unclassified,
+        outline_runs_unmerged=run.repair_stats.outline_runs_unmerged + run.repair_stats.transcriptions_without_ink,
+        unmapped_headings=seg.unmapped_headings, text_outside_sections=seg.text_outside_sections,
+        unassigned_blocks=seg.unassigned_blocks,
+    ), config)
+    corpus_sha = records_sha256(chunks)
+    catalog = catalog.model_copy(update={"corpus_sha256": corpus_sha})
+    timings["total"] = time.perf_counter() - t_start
+    result = IngestResult(
+        source_sha256=source_sha, page_count=total, pages_processed=run.pages_processed,
+        monographs=seg.monographs, blocks=run.blocks, chunks=chunks, catalog=catalog, page_map=page_map,
+        gates=gates, report={}, corpus_sha256=corpus_sha, timings=timings,
+    )
+    result.report = build_report(request, result, run, seg, back_index=back_index, validation=validation)
+    return result
 
 
 def _partial_back_index(run: _Run, first: int, total: int) -> list[tuple[str, bool]]:
     """A partial job reads the back index too (its pages are few), to validate its own monographs."""
-    _, index_page = _divider_scope(run.doc, range(first, total), run.config)
+    _, index_page = _divider_scope(run.pages, range(first, total), run.config)
     if index_page is None:
         return []
     lines: list[tuple[str, bool]] = []
@@ -348,7 +346,7 @@ def build_report(request: IngestRequest, result: IngestResult, run: _Run, seg: S
         "page_map": result.page_map.to_report(),
         "ledger": run.ledger.summary(),
         "residual_ink": run.ink.to_report() if request.residual_ink else None,
-        "repair": {**run.repair_stats.to_report(), "reversed_glyph_runs": run.extract_stats.reversed_runs},
+        "repair": {**run.repair_stats.to_report(), "reversed_glyph_runs": run.pages.reversed_runs},
         "segmentation": {
             "monographs": len(result.monographs), "sections": len(sections),
             "section_chars": sum(len(s.text) for s in sections),
