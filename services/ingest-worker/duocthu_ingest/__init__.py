@@ -4,7 +4,6 @@ corpus batches.
 The public face: what the ``duocthu`` command, the evals and the benchmarks may use.
 """
 
-from duocthu_ingest.adapters.stack import submit, submit_all
 from duocthu_ingest.application.jobs import part_jobs
 from duocthu_ingest.application.pipeline import IngestRequest, IngestResult
 from duocthu_ingest.application.publishing import batch_messages, embed_chunks
@@ -12,7 +11,7 @@ from duocthu_ingest.domain.chunker import records_sha256
 from duocthu_ingest.domain.config import IngestConfig
 from duocthu_ingest.domain.text import heading_key, ws_normalize
 from duocthu_ingest.errors import BadInput, IngestError
-from duocthu_ingest.main import build_spec, build_worker, ingest_cli, page_count, run_ingest
+from duocthu_ingest.main import build_spec, build_worker, ingest_cli, page_count, run_ingest, submit, submit_all
 from duocthu_ingest.settings import IngestSettings
 
 __all__ = [

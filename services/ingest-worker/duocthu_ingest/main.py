@@ -65,8 +65,12 @@ def build_spec(settings: IngestSettings | None = None, worker: IngestWorker | No
     return ServiceSpec(name=NAME, settings=config, register=register)
 
 
+#: Jobs through a running stack (``duocthu up`` for the sample corpus, ``duocthu ingest`` in bus mode).
+submit = stack.submit
+submit_all = stack.submit_all
+
 #: ``duocthu ingest PDF``.
-ingest_cli = ingest_commands(IngestTools(parse=run_ingest, page_count=page_count, submit_all=stack.submit_all))
+ingest_cli = ingest_commands(IngestTools(parse=run_ingest, page_count=page_count, submit_all=submit_all))
 
 
 def main() -> None:

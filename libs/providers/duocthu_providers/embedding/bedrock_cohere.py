@@ -15,6 +15,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_providers.embedding import metrics
 from duocthu_providers.embedding.settings import BEDROCK_MAX_BATCH
@@ -84,7 +86,7 @@ class BedrockCohereEmbedder:
                 accept="application/json",
             )
             payload = json.loads(response["body"].read())
-        except Exception as exc:
+        except (ClientError, BotoCoreError, OSError, ValueError, KeyError, TypeError) as exc:
             raise self._translate(exc) from exc
         finally:
             metrics.PROVIDER_LATENCY.labels(PROVIDER, side).observe(time.perf_counter() - started)
@@ -107,8 +109,6 @@ class BedrockCohereEmbedder:
         return [[float(v) for v in vector] for vector in floats]
 
     def _translate(self, exc: Exception) -> EmbeddingError:
-        from botocore.exceptions import BotoCoreError, ClientError
-
         if isinstance(exc, ClientError):
             code = str(exc.response.get("Error", {}).get("Code", "ClientError"))
             message = str(exc.response.get("Error", {}).get("Message", ""))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from duocthu_providers.errors import MalformedResponse, ProviderUnavailable
 from duocthu_providers.llm.port import ChatRequest, ChatResponse
 
@@ -45,7 +47,7 @@ class BedrockConverseProvider:
                                               timeout=request.timeout_s)
         except TimeoutError as exc:
             raise ProviderUnavailable(f"Bedrock Converse did not answer within {request.timeout_s:.1f} s") from exc
-        except Exception as exc:
+        except (ClientError, BotoCoreError, OSError) as exc:
             raise self._translate(exc) from exc
         return self._parse(response)
 
@@ -60,8 +62,6 @@ class BedrockConverseProvider:
                             input_tokens=usage.get("inputTokens"), output_tokens=usage.get("outputTokens"))
 
     def _translate(self, exc: Exception) -> Exception:
-        from botocore.exceptions import BotoCoreError, ClientError
-
         if isinstance(exc, ClientError):
             error = exc.response.get("Error", {})
             return ProviderUnavailable(f"Bedrock {error.get('Code', 'ClientError')}: {error.get('Message', '')}")

@@ -25,7 +25,9 @@ from typing import Any, Generic, TypeVar
 
 import structlog
 from faststream import AckPolicy
+from faststream.exceptions import FastStreamException
 from faststream.nats import JStream, NatsMessage, PullSub
+from nats.errors import Error as NatsError
 from nats.js.api import AckPolicy as JsAckPolicy
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
@@ -177,8 +179,7 @@ class Stage:
         with structlog.contextvars.bound_contextvars(stage=self.name, **ids):
             try:
                 outputs = await self._run(cls, handler, message, started, raw)
-            except Exception:
-                # Only non-turn work (ingest jobs) gets here: retry it later.
+            except Exception:  # the entry point of every handler, logged in _run: only non-turn work gets here
                 if raw is not None:
                     await raw.nack(delay=5.0)
                 return []
@@ -186,7 +187,7 @@ class Stage:
                 for out in outputs:
                     if not await self.bus.publish(out):
                         metrics.PUBLISH_DUPLICATES.labels(self.name).inc()
-            except Exception:
+            except Exception:  # whatever stopped the publish, the input is redelivered, never lost
                 log.exception("publish_failed")
                 metrics.STAGE_MESSAGES.labels(self.name, cls.SCHEMA, "publish_failed").inc()
                 if raw is not None:
@@ -238,5 +239,5 @@ class Stage:
         progress = ctx.derive(TurnProgress, TurnProgressPayload(stage=self.name, status="started"))
         try:
             await self.bus.publish_fire_and_forget(progress)
-        except Exception:  # advisory only: never fail a turn over a status line
+        except (NatsError, FastStreamException, TimeoutError):  # advisory only: never fail a turn over a status line
             log.warning("progress_publish_failed")

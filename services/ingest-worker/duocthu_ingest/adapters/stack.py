@@ -34,14 +34,17 @@ async def _first(queue: asyncio.Queue[M], accept: Callable[[M], bool], deadline:
             return message
 
 
-async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: float,
-                 wait_release: bool) -> tuple[IngestJobResult, CorpusReleaseCompleted | None]:
-    """Publish one job; its result, and (``wait_release`` and embedded) its release's completion."""
+async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: float, wait_release: bool,
+                 correlation_id: str | None = None) -> tuple[IngestJobResult, CorpusReleaseCompleted | None]:
+    """Publish one job; its result, and (``wait_release`` and embedded) its release's completion.
+
+    Raises ``TimeoutError`` when they do not arrive within ``timeout_s``.
+    """
     bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
     await bus.connect()
     try:
         async with bus.follow(IngestJobResult) as results, bus.follow(CorpusReleaseCompleted) as releases:
-            await bus.publish(new_message(IngestJobRequested, payload, correlation_id=f"cli:{payload.job_id}"))
+            await bus.publish(new_message(IngestJobRequested, payload, correlation_id=correlation_id or f"cli:{payload.job_id}"))
             deadline = asyncio.get_running_loop().time() + timeout_s
             result = await _first(results, lambda r: r.payload.job_id == payload.job_id, deadline)
             release: CorpusReleaseCompleted | None = None

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
+from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
@@ -60,7 +61,7 @@ class CorpusStream:
                 if msg.metadata.sequence.stream >= end:
                     break
         finally:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(NatsError):
                 await sub.unsubscribe()
 
     async def batches(self, release_id: str) -> AsyncIterator[CorpusBatchEmbedded]:
