@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field
 
@@ -31,14 +31,22 @@ class StageTiming(Frozen):
     ms: float = Field(ge=0)
 
 
+def subject_of_schema(schema: str) -> str:
+    """The NATS subject a message of ``schema`` travels on: ``rag.turn.requested/1`` -> ``rag.v1.turn.requested``."""
+    name, _, version = schema.partition("/")
+    domain, _, rest = name.partition(".")
+    return f"{domain}.v{version.partition('.')[0]}.{rest}"
+
+
 class Message(Frozen):
-    """Fields shared by every message; a concrete message fixes its ``SCHEMA`` and ``SUBJECT``.
+    """Fields shared by every message; a concrete message fixes its ``SCHEMA``.
 
     ``schema`` is ``<name>/<major>[.<minor>]``.  Minor versions only add
     optional fields, so consumers ignore unknown fields; a new major version
     is rejected by consumers that do not know it.  ``SUBJECT`` is the NATS
-    subject of the live lane; an ``ADDRESSED`` message goes to one gateway
-    replica, with that replica's origin token appended to the subject.
+    subject of the live lane, derived from the schema unless a class names
+    its own; an ``ADDRESSED`` message goes to one gateway replica, with that
+    replica's origin token appended to the subject.
     """
 
     model_config = ConfigDict(populate_by_name=True)
@@ -46,6 +54,12 @@ class Message(Frozen):
     SCHEMA: ClassVar[str] = ""
     SUBJECT: ClassVar[str] = ""
     ADDRESSED: ClassVar[bool] = False
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.SCHEMA and "SUBJECT" not in cls.__dict__:
+            cls.SUBJECT = subject_of_schema(cls.SCHEMA)
 
     schema_: str = Field(alias="schema")
     message_id: str = Field(min_length=1, max_length=64)

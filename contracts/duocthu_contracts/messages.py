@@ -92,42 +92,36 @@ class TurnProgressPayload(Frozen):
 
 class TurnRequested(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.turn.requested/1"
-    SUBJECT: ClassVar[str] = "rag.v1.turn.requested"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnRequestedPayload
 
 
 class TurnUnderstood(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.turn.understood/1"
-    SUBJECT: ClassVar[str] = "rag.v1.turn.understood"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnUnderstoodPayload
 
 
 class EvidenceRetrieved(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.evidence.retrieved/1"
-    SUBJECT: ClassVar[str] = "rag.v1.evidence.retrieved"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: EvidenceRetrievedPayload
 
 
 class AnswerDrafted(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.answer.drafted/1"
-    SUBJECT: ClassVar[str] = "rag.v1.answer.drafted"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: AnswerDraftedPayload
 
 
 class AnswerRejected(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.answer.rejected/1"
-    SUBJECT: ClassVar[str] = "rag.v1.answer.rejected"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: AnswerRejectedPayload
 
 
 class TurnCompleted(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.turn.completed/1"
-    SUBJECT: ClassVar[str] = "rag.v1.turn.completed"
     ADDRESSED: ClassVar[bool] = True
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnCompletedPayload
@@ -135,7 +129,6 @@ class TurnCompleted(TurnMessage):
 
 class TurnProgress(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.turn.progress/1"
-    SUBJECT: ClassVar[str] = "rag.v1.turn.progress"
     ADDRESSED: ClassVar[bool] = True
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnProgressPayload
@@ -190,13 +183,13 @@ class CorpusReleaseResultPayload(Frozen):
 
 class IngestJobRequested(Message):
     SCHEMA: ClassVar[str] = "ingest.job.requested/1"
-    SUBJECT: ClassVar[str] = "ingest.v1.job.requested"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: IngestJobRequestedPayload
 
 
 class IngestJobResult(Message):
     SCHEMA: ClassVar[str] = "ingest.job.result/1"
+    #: Results go to the corpus stream, next to the batches they report on (the job queue holds jobs only).
     SUBJECT: ClassVar[str] = "corpus.v1.job.result"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: IngestJobResultPayload
@@ -204,14 +197,12 @@ class IngestJobResult(Message):
 
 class CorpusBatchEmbedded(Message):
     SCHEMA: ClassVar[str] = "corpus.batch.embedded/1"
-    SUBJECT: ClassVar[str] = "corpus.v1.batch.embedded"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: CorpusBatchEmbeddedPayload
 
 
 class CorpusReleaseCompleted(Message):
     SCHEMA: ClassVar[str] = "corpus.release.completed/1"
-    SUBJECT: ClassVar[str] = "corpus.v1.release.completed"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: CorpusReleaseResultPayload
 

@@ -11,11 +11,10 @@ open (see :class:`duocthu_gateway.application.conversations.Conversations`).
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any
 
 from alembic.util import CommandError
 from sqlalchemy import JSON, Boolean, Connection, DateTime, Integer, String, Text, select
@@ -26,6 +25,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from duocthu_contracts.frame import QueryFrame
 from duocthu_gateway.domain.conversation import ConversationState, StoredTurn, TurnRecord, conversation_state
 from duocthu_gateway.errors import StoreUnavailable
+from duocthu_runtime.errors import translating
 
 
 class Base(DeclarativeBase):
@@ -84,22 +84,14 @@ def database_url(explicit: str | None, var_dir: str) -> str:
 #: What the database and its drivers raise (a refused connection, a missing file, a failed migration).
 _STORE_ERRORS = (SQLAlchemyError, OSError, CommandError)
 
-P = ParamSpec("P")
-T = TypeVar("T")
 
 
-def _store_call(method: Callable[Concatenate[Store, P], Coroutine[Any, Any, T]],
-                ) -> Callable[Concatenate[Store, P], Coroutine[Any, Any, T]]:
-    """A port method: a database failure leaves it as :class:`StoreUnavailable` naming the failure's kind."""
+def _unavailable(store: Store, exc: BaseException) -> StoreUnavailable:
+    return StoreUnavailable(f"the history store failed: {type(exc).__name__}")
 
-    @functools.wraps(method)
-    async def call(self: Store, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return await method(self, *args, **kwargs)
-        except _STORE_ERRORS as exc:
-            raise StoreUnavailable(f"the history store failed: {type(exc).__name__}") from exc
 
-    return call
+#: A port method: a database failure leaves it as :class:`StoreUnavailable` naming the failure's kind.
+_store_call = translating(_STORE_ERRORS, _unavailable)
 
 
 def _stored(row: TurnRow) -> StoredTurn:
@@ -127,7 +119,7 @@ class Store:
     @_store_call
     async def record_turn(self, record: TurnRecord) -> None:
         row = TurnRow(
-            turn_id=record.turn_id, conversation_id=record.conversation_id, created_at=datetime.now(UTC),
+            turn_id=record.turn_id, conversation_id=record.conversation_id, created_at=record.at,
             query=record.query, decision=record.decision, reason=record.reason, turn_type=record.turn_type,
             resolved_drug_ids=record.resolved_drug_ids,
             frame=record.frame.model_dump(mode="json") if record.frame is not None else None,

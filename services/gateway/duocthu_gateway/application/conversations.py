@@ -15,6 +15,7 @@ from duocthu_gateway import metrics
 from duocthu_gateway.domain.conversation import NO_CONVERSATION, ConversationState, turn_record
 from duocthu_gateway.errors import StoreUnavailable
 from duocthu_gateway.ports import TurnStore
+from duocthu_runtime.bus.envelope import utcnow
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
@@ -37,7 +38,7 @@ class Conversations:
 
     async def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str) -> None:
         try:
-            await self.store.record_turn(turn_record(response, completed, query))
+            await self.store.record_turn(turn_record(response, completed, query, utcnow()))
         except StoreUnavailable:
             metrics.TRACE_WRITE_FAILURES.inc()
             log.exception("trace_write_failed", turn_id=response.trace_id)

@@ -30,28 +30,8 @@ NO_CONVERSATION = ConversationState(history=[], last_frame=None, clarify_streak=
 
 
 @dataclass(frozen=True)
-class TurnRecord:
-    """One answered turn as it is written: the history entry and the retrieval trace (seed 003 §21.4)."""
-
-    turn_id: str
-    conversation_id: str | None
-    query: str
-    decision: str
-    reason: str
-    turn_type: str | None
-    resolved_drug_ids: list[str]
-    frame: QueryFrame | None
-    evidence_ids: list[str]
-    cited_evidence_ids: list[str]
-    correlation_id: str
-    otel_trace_id: str | None
-    stage_timings: list[dict[str, Any]]
-    response: dict[str, Any]
-
-
-@dataclass(frozen=True)
 class StoredTurn:
-    """One turn as it is read back for a conversation."""
+    """One answered turn as its conversation remembers it."""
 
     turn_id: str
     query: str
@@ -63,12 +43,27 @@ class StoredTurn:
     at: datetime
 
 
-def turn_record(response: RagQueryResponse, completed: TurnCompleted | None, query: str) -> TurnRecord:
-    """What is stored of a turn: the response the user got and, if the chain completed, its trace."""
+@dataclass(frozen=True)
+class TurnRecord(StoredTurn):
+    """One answered turn as it is written: what its conversation remembers, and the retrieval trace
+    (seed 003 §21.4)."""
+
+    conversation_id: str | None
+    evidence_ids: list[str]
+    cited_evidence_ids: list[str]
+    correlation_id: str
+    otel_trace_id: str | None
+    stage_timings: list[dict[str, Any]]
+    response: dict[str, Any]
+
+
+def turn_record(response: RagQueryResponse, completed: TurnCompleted | None, query: str,
+                at: datetime) -> TurnRecord:
+    """What is stored of a turn answered ``at``: the response the user got and, if the chain completed, its trace."""
     payload = completed.payload if completed is not None else None
     frame = payload.frame if payload is not None else None
     return TurnRecord(
-        turn_id=response.trace_id, conversation_id=response.conversation_id, query=query,
+        turn_id=response.trace_id, conversation_id=response.conversation_id, query=query, at=at,
         decision=response.decision, reason=response.reason,
         turn_type=frame.turn_type if frame is not None else None,
         resolved_drug_ids=list(response.resolved_drug_ids), frame=frame,

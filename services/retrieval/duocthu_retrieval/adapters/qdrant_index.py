@@ -14,12 +14,11 @@ leaves it as :class:`IndexUnavailable`, and nothing else does.
 
 from __future__ import annotations
 
-import functools
 import uuid
 import warnings
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any
 
 import httpx
 from qdrant_client import AsyncQdrantClient
@@ -53,6 +52,7 @@ from duocthu_retrieval.domain.search import ANY, ScoredChunk, SearchFilter, book
 from duocthu_retrieval.errors import IndexConflict, IndexUnavailable
 from duocthu_retrieval.ports import TextMatch
 from duocthu_retrieval.settings import IndexSettings
+from duocthu_runtime.errors import translating
 from duocthu_text.vietnamese import has_diacritics
 
 _SIDECAR_NS = uuid.UUID("5d1f2a8e-8f4b-5f7e-b7b1-2c7f0c3a9e41")
@@ -63,22 +63,14 @@ _SCROLL_PAGE = 256
 #: missing collection or alias and ``RuntimeError`` for a closed client (local mode).
 _STORE_ERRORS = (ApiException, httpx.HTTPError, OSError, ValueError, RuntimeError)
 
-P = ParamSpec("P")
-T = TypeVar("T")
 
 
-def _store_call(method: Callable[Concatenate[QdrantIndex, P], Coroutine[Any, Any, T]],
-                ) -> Callable[Concatenate[QdrantIndex, P], Coroutine[Any, Any, T]]:
-    """A port method: a store failure leaves it as :class:`IndexUnavailable` (the port's one error)."""
+def _unavailable(index: QdrantIndex, exc: BaseException) -> IndexUnavailable:
+    return IndexUnavailable(f"Qdrant at {index.where}: {type(exc).__name__}: {exc}")
 
-    @functools.wraps(method)
-    async def call(self: QdrantIndex, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return await method(self, *args, **kwargs)
-        except _STORE_ERRORS as exc:
-            raise IndexUnavailable(f"Qdrant at {self.where}: {type(exc).__name__}: {exc}") from exc
 
-    return call
+#: A port method: a store failure leaves it as :class:`IndexUnavailable` (the port's one error).
+_store_call = translating(_STORE_ERRORS, _unavailable)
 
 
 def _sidecar_id(key: str) -> str:
