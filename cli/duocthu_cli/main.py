@@ -3,14 +3,13 @@
 Start-up imports only what the command line itself needs: each command
 imports its own modules, and the command groups of the services and tools
 (``index``, ``ingest``, ``audit``, ``corpus``, ``bench``, ``eval``) are imported
-only when one of them runs, so ``duocthu ask`` does not pay for Qdrant,
-PyMuPDF or the embedding model.
+only when one of them runs.  ``duocthu ask`` does not even load this module:
+the executable (:mod:`duocthu_cli.entry`) hands it to :mod:`duocthu_cli.ask`.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import signal
 import time
 from collections.abc import Callable
@@ -117,61 +116,12 @@ def sample_corpus_command(
     typer.echo(f"sample formulary: {sample.path} (sha256 {sample.sha256[:12]}…)")
 
 
-def _pages(rng: list[int]) -> str:
-    return f"{rng[0]}" if rng[0] == rng[1] else f"{rng[0]}–{rng[1]}"
+@app.command(add_help_option=False, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def ask(ctx: typer.Context) -> None:
+    """Send one question through the running gateway and print the answer with its citations (ask --help)."""
+    from duocthu_cli.ask import main as ask_main
 
-
-@app.command()
-def ask(
-    question: Annotated[str, typer.Argument(help="câu hỏi (Vietnamese question)")],
-    conversation: Annotated[str | None, typer.Option("--conversation", help="conversation id")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the raw JSON response")] = False,
-    url: Annotated[str, typer.Option(envvar="DUOCTHU_URL", help="gateway base URL")] = "http://127.0.0.1:8080",
-    timeout: Annotated[float, typer.Option(help="HTTP timeout in seconds")] = 60.0,
-) -> None:
-    """Send one question through the running gateway and print the answer with its citations."""
-    import urllib.error
-    import urllib.request
-
-    body: dict[str, object] = {"query": question}
-    if conversation:
-        body["conversation_id"] = conversation
-    request = urllib.request.Request(f"{url}/v1/rag/query", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as reply:
-            status, raw = int(reply.status), reply.read()
-    except urllib.error.HTTPError as exc:  # an error status still carries the error body
-        status, raw = exc.code, exc.read()
-    except OSError as exc:  # refused, unreachable, timed out (URLError is an OSError)
-        typer.echo(f"error: cannot reach the gateway at {url}: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    data = json.loads(raw)
-    if as_json:
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
-        raise typer.Exit(0 if status == 200 else 1)
-    if status != 200:
-        typer.echo(f"error {status}: {json.dumps(data.get('detail'), ensure_ascii=False)}", err=True)
-        raise typer.Exit(1)
-    typer.echo(f"Quyết định: {data['decision']} ({data['reason']})")
-    if data.get("reason_message") and data["decision"] != "answerable":
-        typer.echo(data["reason_message"])
-    if data.get("answer"):
-        typer.echo("")
-        typer.echo(data["answer"])
-    if data.get("quick_replies"):
-        typer.echo("")
-        typer.echo("Gợi ý trả lời: " + " | ".join(data["quick_replies"]))
-    if data.get("citations"):
-        typer.echo("")
-        for cit in data["citations"]:
-            typer.echo(
-                f"[{cit['index']}] {cit['drug_name']} — {cit['section_title']} — "
-                f"trang {_pages(cit['printed_page_range'])}"
-            )
-    typer.echo("")
-    typer.echo(f"Lưu ý: {data['disclaimer']}")
-    typer.echo(f"trace_id: {data['trace_id']}", err=True)
+    raise typer.Exit(ask_main(ctx.args))
 
 
 contracts_app = typer.Typer(no_args_is_help=True, help="Message contracts: JSON Schema and AsyncAPI export.")
