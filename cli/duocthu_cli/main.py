@@ -1,22 +1,57 @@
-"""``duocthu``: one command for running, asking, and operating the service."""
+"""``duocthu``: one command for running, asking, and operating the service.
+
+Start-up imports only what the command line itself needs: each command
+imports its own modules, and the command groups of the services and tools
+(``index``, ``ingest``, ``audit``, ``corpus``, ``bench``, ``eval``) are imported
+only when one of them runs.  ``duocthu ask`` does not even load this module:
+the executable (:mod:`duocthu_cli.entry`) hands it to :mod:`duocthu_cli.ask`.
+"""
 
 from __future__ import annotations
 
-import json
+import importlib
 import signal
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import httpx
 import typer
+from typer.core import TyperGroup
 
-from duocthu_cli.stack import Stack, StackError
+if TYPE_CHECKING:
+    from duocthu_cli.stack import Stack
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="duocthu: drug formulary Q&A with citations.")
+#: Command groups imported on use: name -> (module, attribute holding its Typer app).
+LAZY_GROUPS: dict[str, tuple[str, str]] = {
+    "index": ("duocthu_retrieval", "index_cli"),
+    "audit": ("duocthu_cli.audit.cli", "app"),
+    "ingest": ("duocthu_ingest", "ingest_cli"),
+    "corpus": ("duocthu_cli.corpus_cli", "app"),
+    "bench": ("duocthu_cli.bench.cli", "app"),
+    "eval": ("duocthu_cli.eval.cli", "app"),
+}
+
+
+class LazyGroups(TyperGroup):
+    """The top-level group: its own commands, plus :data:`LAZY_GROUPS` imported when asked for."""
+
+    # ``Any``: the context and command classes are click's, vendored by typer under a private name.
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*super().list_commands(ctx), *LAZY_GROUPS]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in LAZY_GROUPS:
+            return super().get_command(ctx, cmd_name)
+        module, attribute = LAZY_GROUPS[cmd_name]
+        group = typer.main.get_command(getattr(importlib.import_module(module), attribute))
+        group.name = cmd_name
+        return group
+
+
+app = typer.Typer(cls=LazyGroups, no_args_is_help=True, add_completion=False,
+                  help="duocthu: drug formulary Q&A with citations.")
 
 
 @app.command()
@@ -31,6 +66,7 @@ def up(  # noqa: PLR0917 - typer options
 ) -> None:
     """Start NATS (unless NATS_URL is set) and every service; stop all on Ctrl-C/SIGTERM."""
     from duocthu_cli.sample_corpus import SampleCorpusError, bootstrap_sample_corpus
+    from duocthu_cli.stack import Stack, StackError
 
     stack = Stack(var_dir=var_dir, gateway_port=port, nats_url=nats_url)
     stopping = False
@@ -80,57 +116,12 @@ def sample_corpus_command(
     typer.echo(f"sample formulary: {sample.path} (sha256 {sample.sha256[:12]}…)")
 
 
-def _pages(rng: list[int]) -> str:
-    return f"{rng[0]}" if rng[0] == rng[1] else f"{rng[0]}–{rng[1]}"
+@app.command(add_help_option=False, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def ask(ctx: typer.Context) -> None:
+    """Send one question through the running gateway and print the answer with its citations (ask --help)."""
+    from duocthu_cli.ask import main as ask_main
 
-
-@app.command()
-def ask(
-    question: Annotated[str, typer.Argument(help="câu hỏi (Vietnamese question)")],
-    conversation: Annotated[str | None, typer.Option("--conversation", help="conversation id")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the raw JSON response")] = False,
-    url: Annotated[str, typer.Option(envvar="DUOCTHU_URL", help="gateway base URL")] = "http://127.0.0.1:8080",
-    timeout: Annotated[float, typer.Option(help="HTTP timeout in seconds")] = 60.0,
-) -> None:
-    """Send one question through the running gateway and print the answer with its citations."""
-    body: dict[str, object] = {"query": question}
-    if conversation:
-        body["conversation_id"] = conversation
-    try:
-        response = httpx.post(f"{url}/v1/rag/query", json=body, timeout=timeout)
-    except httpx.HTTPError as exc:
-        typer.echo(f"error: cannot reach the gateway at {url}: {exc}", err=True)
-        raise typer.Exit(2) from exc
-    data = response.json()
-    if as_json:
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
-        raise typer.Exit(0 if response.status_code == 200 else 1)
-    if response.status_code != 200:
-        typer.echo(f"error {response.status_code}: {json.dumps(data.get('detail'), ensure_ascii=False)}", err=True)
-        raise typer.Exit(1)
-    typer.echo(f"Quyết định: {data['decision']} ({data['reason']})")
-    if data.get("reason_message") and data["decision"] != "answerable":
-        typer.echo(data["reason_message"])
-    if data.get("answer"):
-        typer.echo("")
-        typer.echo(data["answer"])
-    if data.get("quick_replies"):
-        typer.echo("")
-        typer.echo("Gợi ý trả lời: " + " | ".join(data["quick_replies"]))
-    if data.get("citations"):
-        typer.echo("")
-        for cit in data["citations"]:
-            typer.echo(
-                f"[{cit['index']}] {cit['drug_name']} — {cit['section_title']} — "
-                f"trang {_pages(cit['printed_page_range'])}"
-            )
-    typer.echo("")
-    typer.echo(f"Lưu ý: {data['disclaimer']}")
-    typer.echo(f"trace_id: {data['trace_id']}", err=True)
-
-
-def run() -> None:  # pragma: no cover - console entry alias
-    sys.exit(app())
+    raise typer.Exit(ask_main(ctx.args))
 
 
 contracts_app = typer.Typer(no_args_is_help=True, help="Message contracts: JSON Schema and AsyncAPI export.")
@@ -151,27 +142,3 @@ def contracts_export(
         raise typer.Exit(1 if stale else 0)
     for path in export.write():
         typer.echo(str(path))
-
-from duocthu_retrieval.cli import index_app  # noqa: E402
-
-app.add_typer(index_app, name="index")
-
-from duocthu_cli.audit.cli import app as audit_app  # noqa: E402
-
-app.add_typer(audit_app, name="audit")
-
-from duocthu_ingest.cli import app as ingest_app  # noqa: E402
-
-app.add_typer(ingest_app, name="ingest")
-
-from duocthu_cli.corpus_cli import app as corpus_app  # noqa: E402
-
-app.add_typer(corpus_app, name="corpus")
-
-from duocthu_cli.bench.cli import app as bench_app  # noqa: E402
-
-app.add_typer(bench_app, name="bench")
-
-from duocthu_cli.eval.cli import app as eval_app  # noqa: E402
-
-app.add_typer(eval_app, name="eval")

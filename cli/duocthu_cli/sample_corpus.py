@@ -12,7 +12,6 @@ indexer turns those into the live release, and this module waits for the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import subprocess
 import sys
@@ -22,21 +21,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from nats.aio.msg import Msg
-from nats.js.api import DeliverPolicy
-
 import duocthu_corpus
-from duocthu_contracts import subjects as s
-from duocthu_contracts.messages import (
-    CorpusReleaseCompleted,
-    IngestJobRequested,
-    IngestJobRequestedPayload,
-    IngestJobResult,
-)
-from duocthu_retrieval.operations import OperationFailed, next_completion, release_watch, wait_for_status
+from duocthu_contracts.messages import IngestJobRequestedPayload
+from duocthu_ingest import submit
+from duocthu_retrieval import OperationFailed, replicas, wait_for_status
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.bus.versioning import MessageRejected, decode
 from duocthu_runtime.hashing import file_sha256
 from duocthu_runtime.settings import RuntimeSettings
 
@@ -95,63 +84,32 @@ async def ensure_indexed(nats_url: str, sample: SamplePdf, *, timeout_s: float, 
     bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="duocthu-up")
     await bus.connect()
     try:
-        status = await wait_for_status(bus, timeout_s=min(timeout_s, 180.0))
-        manifest = status.manifest
-        if status.ready and manifest is not None and manifest.source_sha256 == sample.sha256:
-            return f"sample corpus already live (release {manifest.release_id}, {manifest.chunk_count} chunks)"
-        job_failures: asyncio.Queue[IngestJobResult] = asyncio.Queue()
-
-        async def on_result(msg: Msg) -> None:
-            with contextlib.suppress(MessageRejected):
-                await job_failures.put(decode(msg.data, IngestJobResult))
-
-        release_id = f"sample-{sample.sha256[:12]}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
-        job_id = uuid.uuid4().hex
-        results = await bus.js.subscribe(s.INGEST_JOB_RESULT, stream=s.CORPUS_STREAM, ordered_consumer=True,
-                                         deliver_policy=DeliverPolicy.NEW, cb=on_result)
-        try:
-            async with release_watch(bus) as completions:
-                payload = IngestJobRequestedPayload(
-                    job_id=job_id, release_id=release_id, pdf_uri=str(sample.path),
-                    transcriptions_uri=str(sample.transcriptions) if sample.transcriptions else None,
-                )
-                await bus.publish(new_message(IngestJobRequested, payload, correlation_id=f"up:{release_id}"))
-                echo(f"indexing the sample corpus (release {release_id}) …")
-                done = await _first_outcome(completions, job_failures, release_id, job_id, timeout_s)
-        finally:
-            with contextlib.suppress(Exception):
-                await results.unsubscribe()
-        if done.payload.status != "live" or done.payload.manifest is None:
-            raise SampleCorpusError(f"the sample corpus release {release_id} failed: {done.payload.error}")
-        return f"sample corpus live (release {release_id}, {done.payload.manifest.chunk_count} chunks)"
+        status = await wait_for_status(replicas(bus), timeout_s=min(timeout_s, 180.0))
     except OperationFailed as exc:
         raise SampleCorpusError(str(exc)) from exc
     finally:
         await bus.stop()
-
-
-async def _first_outcome(completions: asyncio.Queue[CorpusReleaseCompleted],
-                         failures: asyncio.Queue[IngestJobResult], release_id: str, job_id: str,
-                         timeout_s: float) -> CorpusReleaseCompleted:
-    completion = asyncio.create_task(
-        next_completion(completions, lambda m: m.payload.release_id == release_id, timeout_s))
-
-    async def job_failed() -> IngestJobResult:
-        while True:
-            result = await failures.get()
-            if result.payload.job_id == job_id and result.payload.status == "failed":
-                return result
-
-    failure = asyncio.create_task(job_failed())
+    manifest = status.manifest
+    if status.ready and manifest is not None and manifest.source_sha256 == sample.sha256:
+        return f"sample corpus already live (release {manifest.release_id}, {manifest.chunk_count} chunks)"
+    release_id = f"sample-{sample.sha256[:12]}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
+    job = IngestJobRequestedPayload(
+        job_id=uuid.uuid4().hex, release_id=release_id, pdf_uri=str(sample.path),
+        transcriptions_uri=str(sample.transcriptions) if sample.transcriptions else None,
+    )
+    echo(f"indexing the sample corpus (release {release_id}) …")
     try:
-        finished, _ = await asyncio.wait({completion, failure}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in (completion, failure):
-            task.cancel()
-    if failure in finished:
-        error = failure.result().payload.error or "unknown error"
-        raise SampleCorpusError(f"the ingest job for the sample corpus failed: {error}")
-    return completion.result()
+        result, release = await submit(nats_url, job, timeout_s, wait_release=True,
+                                       correlation_id=f"up:{release_id}")
+    except TimeoutError as exc:
+        raise SampleCorpusError(f"the sample corpus release {release_id} was not live within {timeout_s:.0f}s") \
+            from exc
+    if result.payload.status != "embedded":
+        raise SampleCorpusError(f"the ingest job for the sample corpus failed: {result.payload.error or 'unknown error'}")
+    if release is None or release.payload.status != "live" or release.payload.manifest is None:
+        error = release.payload.error if release is not None else "no release announced"
+        raise SampleCorpusError(f"the sample corpus release {release_id} failed: {error}")
+    return f"sample corpus live (release {release_id}, {release.payload.manifest.chunk_count} chunks)"
 
 
 def bootstrap_sample_corpus(var_dir: Path, *, timeout_s: float, echo: Echo = print) -> Callable[[str], None]:

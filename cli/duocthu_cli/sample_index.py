@@ -11,21 +11,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu_ingest.pipeline import IngestRequest, IngestResult, run_ingest
-from duocthu_ingest.publishing import batch_messages, embed_chunks
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
-from duocthu_retrieval.indexing import Indexer
-from duocthu_retrieval.routes import Retriever
-from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.factory import make_embedder, make_sparse_encoder, space_identity
-from duocthu_runtime.embedding.port import Embedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_ingest import IngestRequest, IngestResult, batch_messages, embed_chunks, run_ingest
+from duocthu_providers.embedding.factory import make_embedder, make_sparse_encoder, space_identity
+from duocthu_providers.embedding.port import Embedder
+from duocthu_retrieval import Indexer, RetrievalSettings, Retriever, VectorIndex, open_index
+from duocthu_text.sparse import SparseEncoder
 
 
 @dataclass
 class SampleIndex:
     result: IngestResult
-    index: QdrantIndex
+    index: VectorIndex
     embedder: Embedder
     sparse: SparseEncoder
 
@@ -45,7 +41,7 @@ async def build_sample_index(pdf: Path, var_dir: Path) -> SampleIndex:
     embedder = make_embedder(settings)
     sparse = make_sparse_encoder()
     embedded = embed_chunks(result.chunks, embedder, sparse)
-    index = QdrantIndex.open(settings)
+    index = open_index(settings)
     messages = batch_messages(embedded, catalog=result.catalog, model=space_identity(embedder, sparse),
                               release_id="local", job_id="local", part_index=0, part_count=1,
                               corpus_sha256=result.corpus_sha256, source_sha256=result.source_sha256,

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 
+from duocthu_runtime import child_process
 from duocthu_runtime.child_process import die_with_parent
 from duocthu_runtime.nats_server import NatsServer, free_port
 
@@ -67,15 +68,7 @@ class Child:
         return self.process is not None and self.process.poll() is None
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        child_process.stop(self.process, timeout_s)
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -10,17 +10,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from duocthu_contracts.base import Frozen
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.sections import SectionKey
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-class Claim(_Frozen):
+class Claim(Frozen):
     text: str
     citations: list[int] = Field(default_factory=list, description="1-based indices into the evidence list")
     drug_id: str | None = None
@@ -28,7 +25,7 @@ class Claim(_Frozen):
                                                        "label in force over the passage the claim is bound to")
 
 
-class Draft(_Frozen):
+class Draft(Frozen):
     claims: list[Claim] = Field(default_factory=list)
     evidence_sufficient: bool = True
     clarifying_question: str | None = None
@@ -44,7 +41,7 @@ class Layout(StrEnum):
     PROSE = "prose"
 
 
-class AnswerPlan(_Frozen):
+class AnswerPlan(Frozen):
     verbosity: Literal["short", "normal", "full"] = "normal"
     layout: Layout = Layout.PROSE
     reasoning_mode: Literal["direct_lookup", "synthesis", "candidate_list"] = "direct_lookup"
@@ -60,7 +57,7 @@ class BlockKindUI(StrEnum):
     DOSAGE = "dosage"
 
 
-class AnswerBlock(_Frozen):
+class AnswerBlock(Frozen):
     """A rendered group of verified claims; title/kind come from the cited section key."""
 
     title: str
@@ -70,7 +67,7 @@ class AnswerBlock(_Frozen):
     claim_indices: list[int] = Field(default_factory=list)
 
 
-class MissingEvidence(_Frozen):
+class MissingEvidence(Frozen):
     description: str
     evidence_quote: str
     evidence_index: int | None = None
@@ -82,7 +79,7 @@ class CheckOutcome(StrEnum):
     NOT_RUN = "not_run"
 
 
-class TermBasis(_Frozen):
+class TermBasis(Frozen):
     """The live release's term statistics a check consulted: enough to re-run it without the release.
 
     ``statistics_sha256`` identifies the whole table the verifier held (an
@@ -100,7 +97,7 @@ class TermBasis(_Frozen):
                                            description="general-language Zipf frequency of each looked-up term")
 
 
-class CheckRecord(_Frozen):
+class CheckRecord(Frozen):
     """One check the verifier ran: enough to re-run it and compare."""
 
     check: str
@@ -112,7 +109,7 @@ class CheckRecord(_Frozen):
     term_basis: TermBasis | None = None
 
 
-class Verdict(_Frozen):
+class Verdict(Frozen):
     accepted: bool
     reason: Reason
     checks: list[CheckRecord] = Field(default_factory=list)

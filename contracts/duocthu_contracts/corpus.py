@@ -11,16 +11,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from duocthu_contracts.base import Frozen
 from duocthu_contracts.sections import SectionKey
 
 PageRange = tuple[int, int]
 BBox = tuple[float, float, float, float]
 
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
 class BlockKind(StrEnum):
@@ -33,7 +31,7 @@ class ChunkKind(StrEnum):
     BLOCK_DESCRIPTOR = "block_descriptor"
 
 
-class Attachment(_Frozen):
+class Attachment(Frozen):
     """A quarantined region (table or 2-D formula) that is shown as a page crop."""
 
     block_id: str
@@ -44,7 +42,7 @@ class Attachment(_Frozen):
     bbox: BBox
 
 
-class PageRegion(_Frozen):
+class PageRegion(Frozen):
     """Where on a physical page a chunk's source text lies (for crops).
 
     An additive extension of schema v4: the seed kept bboxes only on parts.
@@ -55,7 +53,7 @@ class PageRegion(_Frozen):
     bbox: BBox
 
 
-class ChunkRecord(_Frozen):
+class ChunkRecord(Frozen):
     schema_version: Literal[4] = 4
     chunk_id: str = Field(pattern=r"^[a-z0-9_]+__[a-z_]+__\d+$")
     drug_id: str
@@ -86,12 +84,12 @@ class AliasKind(StrEnum):
     INDEX_ALIAS = "index_alias"
 
 
-class Alias(_Frozen):
+class Alias(Frozen):
     text: str
     kind: AliasKind
 
 
-class CatalogEntry(_Frozen):
+class CatalogEntry(Frozen):
     drug_id: str
     drug_name: str
     aliases: list[Alias] = Field(default_factory=list)
@@ -103,19 +101,19 @@ class CatalogEntry(_Frozen):
     printed_page_range: PageRange | None = None
 
 
-class DrugCatalog(_Frozen):
+class DrugCatalog(Frozen):
     corpus_sha256: str = ""
     entries: list[CatalogEntry] = Field(default_factory=list)
     unresolved_aliases: list[str] = Field(default_factory=list)
     ambiguous_aliases: list[str] = Field(default_factory=list)
 
 
-class SparseVector(_Frozen):
+class SparseVector(Frozen):
     indices: list[int] = Field(default_factory=list)
     values: list[float] = Field(default_factory=list)
 
 
-class EmbeddingModel(_Frozen):
+class EmbeddingModel(Frozen):
     """Identity of a vector space; a query embedder must match it exactly."""
 
     provider: str
@@ -126,13 +124,13 @@ class EmbeddingModel(_Frozen):
     sparse_model: str = Field(default="", description="identity of the lexical sparse encoder")
 
 
-class EmbeddedChunk(_Frozen):
+class EmbeddedChunk(Frozen):
     chunk: ChunkRecord
     dense: list[float]
     sparse: SparseVector
 
 
-class ReleaseManifest(_Frozen):
+class ReleaseManifest(Frozen):
     release_id: str
     corpus_sha256: str
     chunk_count: int = Field(ge=0)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from duocthu_contracts.base import Frozen
 
 
 class Lane(StrEnum):
@@ -22,26 +24,42 @@ class Lane(StrEnum):
     SHADOW = "shadow"
 
 
-class StageTiming(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class StageTiming(Frozen):
     stage: str
     started_at: datetime
     finished_at: datetime
     ms: float = Field(ge=0)
 
 
-class Message(BaseModel):
-    """Fields shared by every message; concrete messages fix ``SCHEMA``.
+def subject_of_schema(schema: str) -> str:
+    """The NATS subject a message of ``schema`` travels on: ``rag.turn.requested/1`` -> ``rag.v1.turn.requested``."""
+    name, _, version = schema.partition("/")
+    domain, _, rest = name.partition(".")
+    return f"{domain}.v{version.partition('.')[0]}.{rest}"
+
+
+class Message(Frozen):
+    """Fields shared by every message; a concrete message fixes its ``SCHEMA``.
 
     ``schema`` is ``<name>/<major>[.<minor>]``.  Minor versions only add
     optional fields, so consumers ignore unknown fields; a new major version
-    is rejected by consumers that do not know it.
+    is rejected by consumers that do not know it.  ``SUBJECT`` is the NATS
+    subject of the live lane, derived from the schema unless a class names
+    its own; an ``ADDRESSED`` message goes to one gateway replica, with that
+    replica's origin token appended to the subject.
     """
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore", frozen=True)
+    model_config = ConfigDict(populate_by_name=True)
 
     SCHEMA: ClassVar[str] = ""
+    SUBJECT: ClassVar[str] = ""
+    ADDRESSED: ClassVar[bool] = False
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.SCHEMA and "SUBJECT" not in cls.__dict__:
+            cls.SUBJECT = subject_of_schema(cls.SCHEMA)
 
     schema_: str = Field(alias="schema")
     message_id: str = Field(min_length=1, max_length=64)

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from duocthu_contracts.base import Frozen
 from duocthu_contracts.corpus import Attachment, BBox, ChunkKind, PageRange
 from duocthu_contracts.sections import SectionKey
-
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
 class Route(StrEnum):
@@ -26,7 +23,7 @@ class Route(StrEnum):
     MONOGRAPH = "monograph"
 
 
-class SourceRef(_Frozen):
+class SourceRef(Frozen):
     chunk_id: str
     printed_page_range: PageRange
     source_page_range: PageRange
@@ -35,7 +32,7 @@ class SourceRef(_Frozen):
     block_id: str | None = None
 
 
-class Evidence(_Frozen):
+class Evidence(Frozen):
     evidence_id: str
     drug_id: str
     drug_name: str
@@ -71,14 +68,14 @@ class SafetyAspect(StrEnum):
     ALLERGY = "allergy"
 
 
-class SafetyFinding(_Frozen):
+class SafetyFinding(Frozen):
     aspect: SafetyAspect
     evidence_ids: list[str] = Field(default_factory=list)
     matched_terms: list[str] = Field(default_factory=list)
     note: str = ""
 
 
-class CandidateAssessment(_Frozen):
+class CandidateAssessment(Frozen):
     """Patient-specific stage 2 of route C (seed 003 §13.4).
 
     A missing hit is recorded as missing information, never as "safe".

@@ -9,8 +9,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from duocthu_contracts.base import Frozen
 from duocthu_contracts.sections import SectionKey
 
 
@@ -41,24 +42,21 @@ class MatchKind(StrEnum):
     CONTEXT = "context"  # carried over from the previous turn
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
-
-class DrugRef(_Frozen):
+class DrugRef(Frozen):
     drug_id: str
     drug_name: str
     matched_text: str = ""
     match_kind: MatchKind = MatchKind.EXACT
 
 
-class LabValue(_Frozen):
+class LabValue(Frozen):
     name: str
     value: str = Field(description="as typed by the user, never reformatted")
     unit: str | None = None
 
 
-class PatientContext(_Frozen):
+class PatientContext(Frozen):
     age_years: float | None = Field(default=None, ge=0, le=130)
     age_text: str | None = None
     sex: Literal["male", "female"] | None = None
@@ -81,7 +79,7 @@ class PatientContext(_Frozen):
     prior_treatments: list[str] = Field(default_factory=list)
 
 
-class QueryFrame(_Frozen):
+class QueryFrame(Frozen):
     turn_type: TurnType
     drugs: list[DrugRef] = Field(default_factory=list)
     unknown_drugs: list[str] = Field(default_factory=list)

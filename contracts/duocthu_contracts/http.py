@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from duocthu_contracts.answer import AnswerBlock, AnswerPlan
+from duocthu_contracts.base import Frozen
 from duocthu_contracts.corpus import BBox, BlockKind, PageRange
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.evidence import CandidateAssessment, Route
@@ -33,9 +34,7 @@ class RagQueryRequest(BaseModel):
     response_mode: Literal["answer", "monograph"] = "answer"
 
 
-class CitationAttachment(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class CitationAttachment(Frozen):
     block_id: str
     kind: BlockKind
     physical_page: int
@@ -44,18 +43,14 @@ class CitationAttachment(BaseModel):
     crop_url: str | None = None
 
 
-class CitationRegion(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class CitationRegion(Frozen):
     physical_page: int
     printed_page: int
     bbox: BBox
     crop_url: str | None = None
 
 
-class Citation(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class Citation(Frozen):
     index: int = Field(ge=1)
     evidence_id: str
     chunk_id: str
@@ -71,25 +66,19 @@ class Citation(BaseModel):
     requires_visual_check: bool = False
 
 
-class ClaimOut(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class ClaimOut(Frozen):
     text: str
     citations: list[int] = Field(default_factory=list)
     drug_id: str | None = None
     label: str | None = None
 
 
-class StageTimingOut(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class StageTimingOut(Frozen):
     stage: str
     ms: float
 
 
-class RagQueryResponse(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class RagQueryResponse(Frozen):
     trace_id: str
     correlation_id: str
     otel_trace_id: str | None = None
@@ -120,9 +109,7 @@ class ErrorResponse(BaseModel):
     disclaimer: str = DISCLAIMER
 
 
-class HistoryEntry(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class HistoryEntry(Frozen):
     trace_id: str
     query: str
     decision: Decision
@@ -131,10 +118,8 @@ class HistoryEntry(BaseModel):
     at: datetime
 
 
-class HistoryResponse(BaseModel):
+class HistoryResponse(Frozen):
     """``GET /v1/rag/history``: a conversation's turns, oldest first (the UI re-runs them, it never replays)."""
-
-    model_config = ConfigDict(frozen=True)
 
     conversation_id: str
     turns: list[HistoryEntry] = Field(default_factory=list)

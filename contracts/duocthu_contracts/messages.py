@@ -10,24 +10,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from duocthu_contracts.answer import AnswerBlock, AnswerPlan, Claim, Draft, Verdict
+from duocthu_contracts.base import Frozen
 from duocthu_contracts.corpus import DrugCatalog, EmbeddedChunk, EmbeddingModel, ReleaseManifest
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message, TurnMessage
 from duocthu_contracts.evidence import CandidateAssessment, Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 
-
-class _Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
 # --------------------------------------------------------------------------- turn chain
 
 
-class HistoryTurn(_Payload):
+class HistoryTurn(Frozen):
     query: str
     decision: Decision | None = None
     reason: Reason | None = None
@@ -36,7 +32,7 @@ class HistoryTurn(_Payload):
     at: datetime | None = None
 
 
-class TurnContext(_Payload):
+class TurnContext(Frozen):
     query: str
     conversation_id: str | None = None
     response_mode: Literal["answer", "monograph"] = "answer"
@@ -64,7 +60,6 @@ class AnswerDraftedPayload(EvidenceRetrievedPayload):
     plan: AnswerPlan
     draft: Draft
     attempt: int = Field(default=1, ge=1, le=2)
-    rendered_answer: str = ""
 
 
 class AnswerRejectedPayload(AnswerDraftedPayload):
@@ -90,7 +85,7 @@ class TurnCompletedPayload(TurnContext):
     detail: str = Field(default="", description="operator-facing detail, never shown as an answer")
 
 
-class TurnProgressPayload(_Payload):
+class TurnProgressPayload(Frozen):
     stage: str
     status: str
 
@@ -127,12 +122,14 @@ class AnswerRejected(TurnMessage):
 
 class TurnCompleted(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.turn.completed/1"
+    ADDRESSED: ClassVar[bool] = True
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnCompletedPayload
 
 
 class TurnProgress(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.turn.progress/1"
+    ADDRESSED: ClassVar[bool] = True
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnProgressPayload
 
@@ -140,7 +137,7 @@ class TurnProgress(TurnMessage):
 # --------------------------------------------------------------------------- ingest / corpus chain
 
 
-class IngestJobRequestedPayload(_Payload):
+class IngestJobRequestedPayload(Frozen):
     job_id: str
     release_id: str
     pdf_uri: str = Field(description="filesystem path or file:// / http(s):// URL of the PDF")
@@ -150,7 +147,7 @@ class IngestJobRequestedPayload(_Payload):
     part_count: int = Field(default=1, ge=1)
 
 
-class IngestJobResultPayload(_Payload):
+class IngestJobResultPayload(Frozen):
     job_id: str
     release_id: str
     status: Literal["embedded", "failed"]
@@ -161,7 +158,7 @@ class IngestJobResultPayload(_Payload):
     batch_count: int = 0
 
 
-class CorpusBatchEmbeddedPayload(_Payload):
+class CorpusBatchEmbeddedPayload(Frozen):
     release_id: str
     job_id: str
     part_index: int = Field(ge=0)
@@ -176,7 +173,7 @@ class CorpusBatchEmbeddedPayload(_Payload):
     catalog: DrugCatalog | None = Field(default=None, description="set on batch 0 of each part")
 
 
-class CorpusReleaseResultPayload(_Payload):
+class CorpusReleaseResultPayload(Frozen):
     release_id: str
     status: Literal["live", "failed"]
     manifest: ReleaseManifest | None = None
@@ -192,6 +189,8 @@ class IngestJobRequested(Message):
 
 class IngestJobResult(Message):
     SCHEMA: ClassVar[str] = "ingest.job.result/1"
+    #: Results go to the corpus stream, next to the batches they report on (the job queue holds jobs only).
+    SUBJECT: ClassVar[str] = "corpus.v1.job.result"
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: IngestJobResultPayload
 

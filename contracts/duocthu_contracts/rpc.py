@@ -1,56 +1,72 @@
-"""Request/reply payloads for monograph browsing (served by retrieval)."""
+"""Request/reply calls answered by a retrieval replica: monograph browsing and index operations.
+
+Core NATS request/reply, each request class naming its ``SUBJECT``.  The
+subjects lie deliberately outside ``rag.>``: a subject captured by a stream
+would get a JetStream PubAck racing the real reply.  Replies carry an
+``error`` instead of failing, so a caller can tell "no such drug" from
+"index down".
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import ClassVar
 
+from pydantic import Field
+
+from duocthu_contracts.base import Frozen
 from duocthu_contracts.corpus import EmbeddingModel, ReleaseManifest
 from duocthu_contracts.evidence import Evidence
 from duocthu_contracts.sections import SectionKey
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+class RpcRequest(Frozen):
+    """A request to one retrieval replica (a NATS queue group answers it once)."""
+
+    SUBJECT: ClassVar[str] = ""
 
 
-class DrugListRequest(_Frozen):
-    pass
+class DrugListRequest(RpcRequest):
+    SUBJECT: ClassVar[str] = "svc.v1.retrieval.drugs"
 
 
-class DrugSummary(_Frozen):
+class DrugSummary(Frozen):
     drug_id: str
     drug_name: str
 
 
-class DrugListReply(_Frozen):
+class DrugListReply(Frozen):
     drugs: list[DrugSummary] = Field(default_factory=list)
     error: str | None = None
 
 
-class SectionListRequest(_Frozen):
+class SectionListRequest(RpcRequest):
+    SUBJECT: ClassVar[str] = "svc.v1.retrieval.sections"
+
     drug_id: str
 
 
-class SectionSummary(_Frozen):
+class SectionSummary(Frozen):
     section_key: SectionKey
     section_title: str
     part_count: int
     has_quarantined_content: bool = False
 
 
-class SectionListReply(_Frozen):
+class SectionListReply(Frozen):
     drug_id: str
     drug_name: str = ""
     sections: list[SectionSummary] = Field(default_factory=list)
     error: str | None = None
 
 
-class SectionTextRequest(_Frozen):
+class SectionTextRequest(RpcRequest):
+    SUBJECT: ClassVar[str] = "svc.v1.retrieval.section_text"
+
     drug_id: str
     section_key: SectionKey
 
 
-class SectionTextReply(_Frozen):
+class SectionTextReply(Frozen):
     drug_id: str
     section_key: SectionKey
     drug_name: str = ""
@@ -60,11 +76,11 @@ class SectionTextReply(_Frozen):
     error: str | None = None
 
 
-class IndexStatusRequest(_Frozen):
-    pass
+class IndexStatusRequest(RpcRequest):
+    SUBJECT: ClassVar[str] = "svc.v1.retrieval.index_status"
 
 
-class IndexStatusReply(_Frozen):
+class IndexStatusReply(Frozen):
     """What a retrieval replica serves: the live release's manifest and whether it matches its embedder."""
 
     instance_id: str
@@ -78,11 +94,13 @@ class IndexStatusReply(_Frozen):
     rebuild_in_progress: str | None = Field(default=None, description="collection being rebuilt, if any")
 
 
-class IndexRebuildRequest(_Frozen):
+class IndexRebuildRequest(RpcRequest):
+    SUBJECT: ClassVar[str] = "svc.v1.retrieval.index_rebuild"
+
     release_id: str | None = Field(default=None, description="default: the live release")
 
 
-class IndexRebuildReply(_Frozen):
+class IndexRebuildReply(Frozen):
     accepted: bool
     release_id: str | None = None
     collection: str | None = Field(default=None, description="the fresh collection the rebuild writes")

@@ -66,3 +66,12 @@ INLINE_LABEL_SECTIONS: frozenset[SectionKey] = frozenset(
 )
 
 SECTION_ORDER: tuple[SectionKey, ...] = tuple(SECTION_HEADINGS)
+
+#: Sections that warn (contraindications, precautions, adverse reactions, interactions, overdose,
+#: pregnancy, lactation, incompatibilities): an answer that reads one carries a warning, and the
+#: block that cites one is shown as a warning.  One definition for every stage.
+WARNING_SECTIONS: frozenset[SectionKey] = frozenset({
+    SectionKey.CHONG_CHI_DINH, SectionKey.THAN_TRONG, SectionKey.TAC_DUNG_KHONG_MONG_MUON,
+    SectionKey.TUONG_TAC_THUOC, SectionKey.QUA_LIEU_VA_XU_TRI, SectionKey.THOI_KY_MANG_THAI,
+    SectionKey.THOI_KY_CHO_CON_BU, SectionKey.TUONG_KY,
+})

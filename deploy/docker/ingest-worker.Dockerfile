@@ -7,7 +7,7 @@ COPY contracts contracts
 COPY libs libs
 COPY corpus corpus
 COPY services/ingest-worker services/ingest-worker
-RUN pip install ./contracts ./libs/runtime ./corpus ./services/ingest-worker
+RUN pip install ./contracts ./libs/text ./libs/runtime ./libs/providers ./corpus ./services/ingest-worker
 
 FROM python:3.11-slim
 RUN useradd --system --uid 10001 --home-dir /var/lib/duocthu --create-home duocthu

@@ -6,7 +6,7 @@ ENV PATH=/opt/venv/bin:$PATH PIP_NO_CACHE_DIR=1
 COPY contracts contracts
 COPY libs libs
 COPY services/verifier services/verifier
-RUN pip install ./contracts ./libs/runtime ./services/verifier
+RUN pip install ./contracts ./libs/text ./libs/runtime ./libs/providers ./services/verifier
 
 FROM python:3.11-slim
 RUN useradd --system --uid 10001 --home-dir /var/lib/duocthu --create-home duocthu

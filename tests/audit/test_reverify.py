@@ -25,8 +25,8 @@ from duocthu_contracts.sections import SectionKey
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derive, new_turn, utcnow
 from duocthu_runtime.settings import RuntimeSettings
+from duocthu_verifier.application.verification import subject_of
 from duocthu_verifier.domain.checks import run_deterministic_checks
-from duocthu_verifier.verification import subject_of
 from tests.fixtures.stack import StackFactory
 from tests.fixtures.verifier import make_evidence
 

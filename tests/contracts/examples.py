@@ -162,7 +162,7 @@ def examples() -> dict[type[Message], Message]:
     retrieved = derive(understood, EvidenceRetrieved, EvidenceRetrievedPayload(**retrieved_payload), stage="r",
                        started_at=started)
     drafted = derive(retrieved, AnswerDrafted,
-                     AnswerDraftedPayload(**retrieved_payload, plan=PLAN, draft=DRAFT, rendered_answer="x [1]"),
+                     AnswerDraftedPayload(**retrieved_payload, plan=PLAN, draft=DRAFT),
                      stage="g", started_at=started, llm_calls_used=1)
     rejected = derive(drafted, AnswerRejected,
                       AnswerRejectedPayload(**retrieved_payload, plan=PLAN, draft=DRAFT, verdict=VERDICT, attempt=1),

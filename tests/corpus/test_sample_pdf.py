@@ -10,12 +10,12 @@ from typing import Any
 
 import pymupdf
 
+from duocthu_cli.eval.parse import parse_report
 from duocthu_corpus.monograph import load_all
 from duocthu_corpus.typeset.book import SAMPLE_OUTLINED, SAMPLE_PUA_DRUGS, SAMPLE_REVERSED_PAGES, build_sample
 from duocthu_corpus.typeset.synth import synthetic_monographs
 from duocthu_corpus.typeset.writer import LEFT, PUA_CHAR, RIGHT
-from duocthu_ingest.evaluation import parse_report
-from duocthu_ingest.pipeline import IngestRequest, run_ingest
+from duocthu_ingest import IngestRequest, run_ingest
 from tests.fixtures.corpus import SamplePdf
 
 

@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from duocthu_gateway.settings import GatewaySettings
+from duocthu_providers.llm.settings import AnswerChatSettings, JudgeChatSettings
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.llm.settings import AnswerChatSettings, JudgeChatSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"

@@ -10,10 +10,10 @@ from duocthu_contracts.evidence import Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_gateway.domain.responses import verified_label
+from duocthu_providers import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import TurnBudget
-from duocthu_verifier.verification import verify
-from tests.fixtures.verifier import make_evidence, sample_term_statistics
+from duocthu_verifier import subject_of, verify
+from tests.fixtures.verifier import make_evidence, sample_terms
 
 DOSE = make_evidence("paracetamol", "lieu_luong_va_cach_dung")
 ADULT = next(p for p in DOSE.text.split("\n") if p.startswith("Người lớn cân nặng dưới 50 kg"))
@@ -23,8 +23,8 @@ async def _verdict(claim: Claim) -> Verdict:
     payload = AnswerDraftedPayload(
         query="q", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION, evidence=[DOSE],
         plan=AnswerPlan(), draft=Draft(claims=[claim]))
-    return await verify(payload, None, TurnBudget(deadline=utcnow() + timedelta(seconds=10), calls_left=0),
-                        sample_term_statistics())
+    budget = TurnBudget(deadline=utcnow() + timedelta(seconds=10), calls_left=0)
+    return await verify(subject_of(payload, sample_terms()), payload.query, None, budget)
 
 
 async def test_a_label_in_force_over_the_passage_is_shown() -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from duocthu_contracts.frame import DrugRef, QueryFrame, TurnType
 from duocthu_contracts.sections import SectionKey
-from duocthu_gateway.adapters.store import Store, TurnRecord, database_url
+from duocthu_gateway.adapters.store import Store, database_url
+from duocthu_gateway.domain.conversation import TurnRecord
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -31,6 +33,7 @@ async def store(store_url: str) -> AsyncIterator[Store]:
 
 def record(turn_id: str, conversation: str, decision: str, frame: QueryFrame | None = None) -> TurnRecord:
     return TurnRecord(turn_id=turn_id, conversation_id=conversation, query=f"q {turn_id}", decision=decision,
+                      at=datetime.now(UTC),
                       reason="verified" if decision == "answerable" else "patient_info_required",
                       turn_type=frame.turn_type if frame else None, resolved_drug_ids=["metformin"], frame=frame,
                       evidence_ids=["metformin__chong_chi_dinh__0"], cited_evidence_ids=[], correlation_id="c",

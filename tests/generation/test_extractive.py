@@ -17,10 +17,11 @@ from duocthu_contracts.frame import PatientContext, QueryFrame, TurnType
 from duocthu_contracts.sections import SECTION_ORDER, SectionKey
 from duocthu_corpus.monograph import load_all
 from duocthu_generation.domain import dosage
-from duocthu_generation.domain.extractive import WriterInput, write
+from duocthu_generation.domain.extractive import write
 from duocthu_generation.domain.paragraphs import paragraphs
 from duocthu_generation.domain.plan import make_plan
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_generation.domain.writer_input import WriterInput
+from duocthu_text.vietnamese import fold
 from tests.fixtures.verifier import make_evidence
 
 DOSE = SectionKey.LIEU_LUONG_VA_CACH_DUNG

@@ -1,4 +1,4 @@
-"""Running the real retrieval service (bus, stage, index service) inside a test, and watching the stream."""
+"""Running the real retrieval service (bus, stage, replica) inside a test, and watching the stream."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from nats.js.api import DeliverPolicy
 
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import CorpusReleaseCompleted
-from duocthu_retrieval.index_service import IndexService
-from duocthu_retrieval.main import build_spec
+from duocthu_retrieval.main import RetrievalReplica, build_spec
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.versioning import decode
@@ -22,12 +21,12 @@ from duocthu_runtime.settings import RuntimeSettings
 
 
 @asynccontextmanager
-async def running_retrieval(settings: RetrievalSettings) -> AsyncIterator[tuple[ServiceRuntime, IndexService]]:
-    service = IndexService(settings)
-    runtime = build_runtime(build_spec(settings, service))
+async def running_retrieval(settings: RetrievalSettings) -> AsyncIterator[tuple[ServiceRuntime, RetrievalReplica]]:
+    replica = RetrievalReplica(settings)
+    runtime = build_runtime(build_spec(settings, replica))
     app = build_app(runtime)
     async with runtime.lifespan(app):
-        yield runtime, service
+        yield runtime, replica
 
 
 class Completions:
@@ -62,7 +61,7 @@ async def watching(nats_url: str) -> AsyncIterator[tuple[Bus, Completions]]:
     bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="index-tests")
     await bus.connect()
     completions = Completions()
-    sub = await bus.js.subscribe(s.CORPUS_RELEASE_COMPLETED, stream=s.CORPUS_STREAM, ordered_consumer=True,
+    sub = await bus.js.subscribe(CorpusReleaseCompleted.SUBJECT, stream=s.CORPUS_STREAM, ordered_consumer=True,
                                  deliver_policy=DeliverPolicy.ALL, cb=completions.on_msg)
     try:
         yield bus, completions

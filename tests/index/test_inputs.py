@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from duocthu_runtime.embedding.cache import CachingEmbedder
-from duocthu_runtime.embedding.factory import space_identity
-from duocthu_runtime.embedding.inputs import DOCUMENT_INPUT_RECIPE, document_input, embed_chunks
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_providers.embedding.cache import CachingEmbedder
+from duocthu_providers.embedding.factory import space_identity
+from duocthu_providers.embedding.inputs import DOCUMENT_INPUT_RECIPE, document_input, embed_chunks
+from duocthu_text.sparse import SparseEncoder
 from tests.fixtures.index import IndexCorpus
 
 

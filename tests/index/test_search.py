@@ -10,12 +10,12 @@ import pytest
 
 from duocthu_contracts.corpus import ChunkKind
 from duocthu_contracts.sections import SECTION_ORDER, SectionKey
+from duocthu_providers.embedding.cache import CachingEmbedder
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
+from duocthu_retrieval.application.indexing import Indexer
 from duocthu_retrieval.domain.search import SearchFilter
-from duocthu_retrieval.indexing import Indexer
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.cache import CachingEmbedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_text.sparse import SparseEncoder
 from tests.fixtures.index import IndexCorpus
 
 CHI_DINH = SearchFilter(section_keys=(SectionKey.CHI_DINH,))

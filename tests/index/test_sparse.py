@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from duocthu_runtime.embedding.sparse import SparseEncoder, is_folded, term_id
+from duocthu_text.sparse import SparseEncoder, is_folded, term_id
 
 DOC = "Đái tháo đường typ 2 ở người lớn; liều dùng 500 mg mỗi ngày."
 
 
 def test_term_ids_are_stable_across_processes_and_hash_seeds() -> None:
-    code = ("import json,sys;from duocthu_runtime.embedding.sparse import SparseEncoder;"
+    code = ("import json,sys;from duocthu_text.sparse import SparseEncoder;"
             "v=SparseEncoder().encode_document(sys.argv[1]);print(json.dumps([v.indices,v.values]))")
     outputs = set()
     for seed in ("0", "1", "12345"):

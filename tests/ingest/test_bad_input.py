@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from duocthu_cli.main import app
+from duocthu_ingest import IngestRequest, run_ingest
 from duocthu_ingest.errors import BadInput
-from duocthu_ingest.pipeline import IngestRequest, run_ingest
 from tests.ingest.minibook import Book
 
 runner = CliRunner()

@@ -12,7 +12,7 @@ from duocthu_ingest.domain.config import IngestConfig
 from duocthu_ingest.domain.model import Monograph, QuarantineBlock, Section, TextPiece
 from duocthu_ingest.domain.page_map import PageMap
 from duocthu_ingest.domain.text import ws_normalize
-from duocthu_runtime.text.reassembly import reassemble
+from duocthu_text.reassembly import reassemble
 
 CONFIG = IngestConfig()
 

@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 
 from duocthu_contracts.corpus import ChunkKind
+from duocthu_ingest import IngestResult
 from duocthu_ingest.domain.back_index import IndexValidation
 from duocthu_ingest.domain.config import IngestConfig
 from duocthu_ingest.domain.gates import GateInputs, evaluate
 from duocthu_ingest.domain.ledger import CoverageLedger
 from duocthu_ingest.domain.model import Span
-from duocthu_ingest.pipeline import IngestResult
 
 
 def inputs(result: IngestResult, **changes) -> GateInputs:

@@ -8,9 +8,10 @@ from pathlib import Path
 import pymupdf
 
 from duocthu_contracts.corpus import BlockKind, ChunkKind
+from duocthu_ingest import IngestRequest, IngestResult, run_ingest
+from duocthu_ingest.domain.chunker import records_sha256
 from duocthu_ingest.domain.model import SpanState
 from duocthu_ingest.domain.text import ws_normalize
-from duocthu_ingest.pipeline import IngestRequest, IngestResult, records_sha256, run_ingest
 from tests.ingest.minibook import PUA_CHAR, Book, build_book
 
 

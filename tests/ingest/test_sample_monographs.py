@@ -14,9 +14,9 @@ import pytest
 
 from duocthu_contracts.corpus import AliasKind, ChunkKind
 from duocthu_corpus.monograph import load_all
+from duocthu_ingest import IngestRequest, IngestResult, run_ingest
 from duocthu_ingest.domain.text import ws_normalize
-from duocthu_ingest.pipeline import IngestRequest, IngestResult, run_ingest
-from duocthu_runtime.text.reassembly import reassemble
+from duocthu_text.reassembly import reassemble
 from tests.ingest.minibook import Book, build_book
 
 

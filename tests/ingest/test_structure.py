@@ -10,7 +10,7 @@ from duocthu_ingest.domain.config import IngestConfig
 from duocthu_ingest.domain.layout import group_lines, reading_order
 from duocthu_ingest.domain.model import Line, Monograph, Section, Span, TextPiece
 from duocthu_ingest.domain.page_map import build_page_map
-from duocthu_runtime.text.reassembly import longest_overlap, reassemble
+from duocthu_text.reassembly import longest_overlap, reassemble
 
 CONFIG = IngestConfig()
 

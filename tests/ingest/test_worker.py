@@ -19,10 +19,8 @@ from nats.js.api import DeliverPolicy
 
 from duocthu_contracts import subjects
 from duocthu_contracts.messages import CorpusBatchEmbedded, IngestJobRequestedPayload, IngestJobResult
-from duocthu_ingest.cli import submit
-from duocthu_ingest.main import build_spec
+from duocthu_ingest import build_spec, build_worker, page_count, part_jobs, submit, submit_all
 from duocthu_ingest.settings import IngestSettings
-from duocthu_ingest.worker import IngestWorker
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.nats_server import NatsServer
@@ -40,10 +38,10 @@ class Stream:
         self.raw_sizes: list[int] = []
 
     async def on_msg(self, msg: Msg) -> None:
-        if msg.subject == subjects.CORPUS_BATCH_EMBEDDED:
+        if msg.subject == CorpusBatchEmbedded.SUBJECT:
             self.raw_sizes.append(len(msg.data))
             self.batches.append(decode(msg.data, CorpusBatchEmbedded))
-        elif msg.subject == subjects.INGEST_JOB_RESULT:
+        elif msg.subject == IngestJobResult.SUBJECT:
             self.results.append(decode(msg.data, IngestJobResult))
 
     async def result(self, job_id: str, timeout_s: float = 120.0) -> IngestJobResult:
@@ -60,7 +58,7 @@ class Stream:
 @contextlib.asynccontextmanager
 async def worker_running(nats: NatsServer, embedder, tmp_path: Path, **overrides) -> AsyncIterator[Stream]:  # type: ignore[no-untyped-def]
     settings = IngestSettings(nats_url=nats.url, var_dir=tmp_path, embedding_cache=False, **overrides)
-    runtime = build_runtime(build_spec(settings, IngestWorker(settings, embedder=embedder)))
+    runtime = build_runtime(build_spec(settings, build_worker(settings, embedder=embedder)))
     stream = Stream()
     async with runtime.lifespan(build_app(runtime)):
         client = Client()
@@ -153,11 +151,9 @@ pytestmark = pytest.mark.timeout(600)
 
 async def test_a_book_split_into_page_range_parts_becomes_one_live_release(
         fresh_nats: NatsServer, index_embedder, mini_book: Book, mini_ingest, tmp_path: Path):
-    from duocthu_ingest.cli import part_jobs, submit_all
-
     retrieval = RetrievalSettings(nats_url=fresh_nats.url, var_dir=tmp_path / "r", qdrant_path=tmp_path / "qdrant",
                                   embedding_cache=False, service_name="retrieval")
-    jobs = part_jobs(mini_book.path, "rel-parts", 3, None)
+    jobs = part_jobs(mini_book.path, page_count(mini_book.path), "rel-parts", 3, None)
     assert [j.page_range for j in jobs] == [(0, 2), (3, 5), (6, 6)] and {j.part_count for j in jobs} == {3}
     async with running_retrieval(retrieval), worker_running(fresh_nats, index_embedder, tmp_path):
         results, release = await submit_all(fresh_nats.url, jobs, 300.0, wait_release=True)

@@ -8,10 +8,11 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from duocthu_runtime.llm.bedrock import BedrockConverseProvider
-from duocthu_runtime.llm.factory import make_chat_provider
-from duocthu_runtime.llm.port import ChatMessage, ChatRequest, ProviderUnavailable
-from duocthu_runtime.llm.settings import AnswerChatSettings
+from duocthu_providers.errors import ProviderUnavailable
+from duocthu_providers.llm.bedrock import BedrockConverseProvider
+from duocthu_providers.llm.factory import make_chat_provider
+from duocthu_providers.llm.port import ChatMessage, ChatRequest
+from duocthu_providers.llm.settings import AnswerChatSettings
 
 MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 REQUEST = ChatRequest(system="Quy tắc.", messages=(ChatMessage("user", "Liều paracetamol?"),), timeout_s=5.0)

@@ -9,10 +9,11 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from duocthu_runtime.llm.factory import make_chat_provider
-from duocthu_runtime.llm.openai_compat import OpenAICompatibleProvider
-from duocthu_runtime.llm.port import ChatMessage, ChatRequest, MalformedResponse, ProviderUnavailable
-from duocthu_runtime.llm.settings import JudgeChatSettings
+from duocthu_providers.errors import MalformedResponse, ProviderUnavailable
+from duocthu_providers.llm.factory import make_chat_provider
+from duocthu_providers.llm.openai_compat import OpenAICompatibleProvider
+from duocthu_providers.llm.port import ChatMessage, ChatRequest
+from duocthu_providers.llm.settings import JudgeChatSettings
 
 REQUEST = ChatRequest(system="Chỉ dùng bằng chứng.", messages=(ChatMessage("user", "Câu hỏi?"),), timeout_s=2.0)
 

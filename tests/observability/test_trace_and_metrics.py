@@ -17,8 +17,7 @@ from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.observability.tracing import configure_tracing, current_traceparent, span, trace_id_hex
 from duocthu_runtime.settings import RuntimeSettings
-from duocthu_understanding.adapters.catalog import LiveCatalog
-from duocthu_understanding.handlers import UnderstandingHandler
+from duocthu_understanding.main import handler_for
 from tests.fixtures.understanding import sample_catalog
 
 
@@ -28,7 +27,7 @@ async def test_stage_span_joins_the_callers_trace_and_metrics_count_it(fresh_nat
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     settings = RuntimeSettings(nats_url=fresh_nats.url, bus_fetch_timeout_s=0.5)
     bus = Bus(settings, client_name="understanding-traced")
-    Stage("understanding", bus).consumes(TurnRequested, UnderstandingHandler(LiveCatalog(sample_catalog())))
+    Stage("understanding", bus).consumes(TurnRequested, handler_for(sample_catalog()))
     await bus.start()
     client = Bus(settings, client_name="caller")
     await client.connect()

@@ -148,7 +148,7 @@ async def test_watch_latest_gives_each_replica_the_last_message_then_new_ones(fr
         async def remember(message: CorpusReleaseCompleted, i: int = i) -> None:
             seen[i].append(message.payload.release_id)
 
-        await replica.watch_latest(CorpusReleaseCompleted, remember)
+        await replica.watch(CorpusReleaseCompleted, remember)
     await publisher.publish(new_message(CorpusReleaseCompleted,
                                         CorpusReleaseResultPayload(release_id="r3", status="live")))
     for _ in range(50):

@@ -12,14 +12,15 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.evidence import CandidateStatus, Route, SafetyAspect
 from duocthu_contracts.frame import ConditionRelation, DrugRef, PatientContext, QueryFrame, TurnType
 from duocthu_contracts.sections import SectionKey
+from duocthu_providers.embedding.cache import CachingEmbedder
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
+from duocthu_retrieval.application.indexing import Indexer
+from duocthu_retrieval.application.query import Retriever, RouteResult
 from duocthu_retrieval.domain.packing import ROUTE_B_BUDGET
-from duocthu_retrieval.domain.routing import OVERVIEW_SECTIONS, NotRoutable, plan_route
-from duocthu_retrieval.indexing import Indexer
-from duocthu_retrieval.routes import RetrievalUnavailable, Retriever, RouteResult
+from duocthu_retrieval.domain.routing import OVERVIEW_SECTIONS, plan_route
+from duocthu_retrieval.errors import NotRoutable, RetrievalUnavailable
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.cache import CachingEmbedder
-from duocthu_runtime.embedding.sparse import SparseEncoder
+from duocthu_text.sparse import SparseEncoder
 from tests.fixtures.index import IndexCorpus
 
 

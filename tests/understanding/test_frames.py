@@ -9,7 +9,7 @@ import pytest
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.frame import MatchKind, QueryFrame, TurnType
 from duocthu_contracts.sections import SectionKey as S
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 from duocthu_understanding.domain.frame_builder import Conversation, Outcome, understand
 from duocthu_understanding.domain.matcher import DrugMatcher
 from tests.fixtures.understanding import sample_catalog

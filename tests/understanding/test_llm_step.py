@@ -9,12 +9,12 @@ import pytest
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload, TurnUnderstood
 from duocthu_contracts.sections import SectionKey
+from duocthu_providers.errors import ProviderUnavailable
 from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_runtime.llm.port import ProviderUnavailable
 from duocthu_understanding.adapters.catalog import LiveCatalog
-from duocthu_understanding.adapters.llm_understanding import CLOSE, LlmDrugPicker
-from duocthu_understanding.handlers import UnderstandingHandler
+from duocthu_understanding.adapters.drug_picker import CLOSE
+from duocthu_understanding.main import build_handler
 from tests.fixtures.understanding import sample_catalog
 from tests.fixtures.verifier import ScriptedProvider
 
@@ -22,7 +22,7 @@ AMBIGUOUS = "Thuốc hạ sốt thông dụng nhất, liều dùng cho người 
 
 
 async def run(provider: ScriptedProvider, question: str) -> Any:
-    handler = UnderstandingHandler(LiveCatalog(sample_catalog()), LlmDrugPicker(provider))
+    handler = build_handler(LiveCatalog(sample_catalog()), provider)
     message = new_turn(TurnRequested, TurnRequestedPayload(query=question), origin="t", deadline_s=30, llm_calls=8)
     [out] = await handler(message, StageContext("understanding", message, utcnow()))
     return out

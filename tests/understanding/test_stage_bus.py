@@ -21,7 +21,7 @@ from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 from duocthu_understanding.adapters.catalog import LiveCatalog
-from duocthu_understanding.handlers import UnderstandingHandler
+from duocthu_understanding.main import build_handler
 from tests.fixtures.bus import listen
 from tests.fixtures.understanding import sample_catalog
 
@@ -34,7 +34,7 @@ async def test_understanding_stage_over_nats(fresh_nats: NatsServer) -> None:
     settings = RuntimeSettings(nats_url=fresh_nats.url, bus_fetch_timeout_s=0.5)
     live = LiveCatalog()
     bus = Bus(settings, client_name="understanding-under-test")
-    Stage("understanding", bus).consumes(TurnRequested, UnderstandingHandler(live))
+    Stage("understanding", bus).consumes(TurnRequested, build_handler(live))
     await bus.start()
     client = Bus(settings, client_name="client")
     await client.connect()
@@ -50,7 +50,7 @@ async def test_understanding_stage_over_nats(fresh_nats: NatsServer) -> None:
         release_id="rel-u", status="live", catalog=sample_catalog()), correlation_id="test"))
     await live.watch(bus)
     for _ in range(100):
-        if live.catalog is not None:
+        if live.current() is not None:
             break
         await asyncio.sleep(0.05)
     assert live.release_id == "rel-u" and (await live.ready())[0]

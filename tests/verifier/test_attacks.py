@@ -22,23 +22,22 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import TurnBudget
-from duocthu_verifier.adapters.judge import Judge
-from duocthu_verifier.verification import verify
-from tests.fixtures.verifier import make_evidence, sample_term_statistics
+from duocthu_verifier import EntailmentJudge, subject_of, verify
+from tests.fixtures.verifier import make_evidence, sample_terms
 
 ATTACKS = attacks()
 #: Families built from every monograph that has the material (phrase-inside-word needs "hoàn toàn"-like words).
 MIN_BUILT = {family: 40 for family in FAMILIES} | {"phrase_inside_word": 10}
 
 
-async def verdict_of(claims: list[Claim], evidence: list[Evidence], judge: Judge) -> Verdict:
+async def verdict_of(claims: list[Claim], evidence: list[Evidence], judge: EntailmentJudge) -> Verdict:
     payload = AnswerDraftedPayload(
         query="câu hỏi", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION,
         evidence=evidence, plan=AnswerPlan(), draft=Draft(claims=claims, generated=True))
     budget = TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=4)
-    return await verify(payload, judge, budget, sample_term_statistics())
+    return await verify(subject_of(payload, sample_terms()), payload.query, judge, budget)
 
 
 def test_every_family_is_built_across_the_sample() -> None:
@@ -49,7 +48,7 @@ def test_every_family_is_built_across_the_sample() -> None:
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: f"{a.family}-{a.drug_id}")
-async def test_attack_is_rejected_with_its_reason_despite_a_yes_judge(attack: Attack, lying_judge: Judge,
+async def test_attack_is_rejected_with_its_reason_despite_a_yes_judge(attack: Attack, lying_judge: EntailmentJudge,
                                                                      httpserver: HTTPServer) -> None:
     verdict = await verdict_of([attack.claim], [attack.evidence], lying_judge)
     assert not verdict.accepted
@@ -92,6 +91,6 @@ ISSUE_EXAMPLES = [
 
 @pytest.mark.parametrize("name,claim,evidence,expect", ISSUE_EXAMPLES, ids=[e[0] for e in ISSUE_EXAMPLES])
 async def test_the_issues_own_examples(name: str, claim: Claim, evidence: Evidence, expect: Reason,
-                                       lying_judge: Judge) -> None:
+                                       lying_judge: EntailmentJudge) -> None:
     verdict = await verdict_of([claim], [evidence], lying_judge)
     assert verdict.reason is expect, [(r.check, r.reason, r.detail) for r in verdict.checks if r.reason]

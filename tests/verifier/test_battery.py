@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -13,11 +13,13 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers.errors import ProviderUnavailable
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import ProviderUnavailable, TurnBudget
 from duocthu_verifier.adapters.judge import Judge
-from duocthu_verifier.verification import verify
-from tests.fixtures.verifier import ScriptedProvider, make_evidence, sample_term_statistics
+from duocthu_verifier.application.verification import subject_of, verify
+from duocthu_verifier.domain.checks import DraftUnderCheck
+from tests.fixtures.verifier import ScriptedProvider, make_evidence, sample_terms
 
 PARA_DOSE = make_evidence("paracetamol", "lieu_luong_va_cach_dung")
 IBU_DOSE = make_evidence("ibuprofen", "lieu_luong_va_cach_dung")
@@ -210,13 +212,17 @@ CASES: list[Case] = [
 ]
 
 
-def _payload(case: Case) -> AnswerDraftedPayload:
-    return AnswerDraftedPayload(
-        query="câu hỏi kiểm tra", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION,
+QUESTION = "câu hỏi kiểm tra"
+
+
+def _subject(case: Case) -> DraftUnderCheck:
+    """The draft as the verifier reads it; ``rendered`` replaces the answer string it renders from the claims."""
+    subject = subject_of(AnswerDraftedPayload(
+        query=QUESTION, frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION,
         evidence=case.evidence, list_mode=case.list_mode, candidate_drug_ids=case.candidates,
         plan=AnswerPlan(), draft=Draft(claims=case.claims, generated=case.generated),
-        rendered_answer=case.rendered or "",
-    )
+    ), sample_terms())
+    return replace(subject, rendered_answer=case.rendered) if case.rendered is not None else subject
 
 
 def test_battery_is_large_enough() -> None:
@@ -232,7 +238,7 @@ async def test_adversarial_draft(case: Case) -> None:
 
     budget = TurnBudget(deadline=utcnow() + timedelta(seconds=2 if case.judge_delay_s else 30),
                         calls_left=case.calls_left)
-    verdict = await verify(_payload(case), judge, budget, sample_term_statistics())
+    verdict = await verify(_subject(case), QUESTION, judge, budget)
     assert verdict.reason == case.expect, [r.model_dump() for r in verdict.checks if r.outcome != "passed"]
     assert verdict.accepted == (case.expect is Reason.VERIFIED)
     assert verdict.checks, "every verdict records the checks that ran"
@@ -252,9 +258,8 @@ def test_judge_sees_only_cited_blocks_labelled_with_metadata() -> None:
     case = Case("x", [c(ADULT_REPHRASED, 2)], [MET_IND, PARA_DOSE], Reason.VERIFIED)
     from datetime import timedelta
 
-    verdict = asyncio.run(verify(_payload(case), Judge(provider),
-                                 TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=2),
-                                 sample_term_statistics()))
+    verdict = asyncio.run(verify(_subject(case), QUESTION, Judge(provider),
+                                 TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=2)))
     assert verdict.accepted
     prompt = provider.requests[0].messages[0].content
     assert "(drug_id=paracetamol; thuốc=PARACETAMOL; mục=Liều lượng và cách dùng)" in prompt

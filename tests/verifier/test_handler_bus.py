@@ -17,7 +17,7 @@ from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 from duocthu_verifier.adapters.judge import Judge
-from duocthu_verifier.handlers import VerifierHandler
+from duocthu_verifier.entrypoints.bus import VerifierHandler
 from tests.fixtures.bus import listen
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 

@@ -23,21 +23,20 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import TurnBudget
-from duocthu_verifier.adapters.judge import Judge
-from duocthu_verifier.verification import verify
-from tests.fixtures.verifier import make_evidence, sample_term_statistics
+from duocthu_verifier import EntailmentJudge, subject_of, verify
+from tests.fixtures.verifier import make_evidence, sample_terms
 
 ITEMS = load_paraphrases()
 
 
-async def verdict_of(claim: Claim, evidence: Evidence, judge: Judge | None) -> Verdict:
+async def verdict_of(claim: Claim, evidence: Evidence, judge: EntailmentJudge | None) -> Verdict:
     payload = AnswerDraftedPayload(
         query="câu hỏi", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION,
         evidence=[evidence], plan=AnswerPlan(), draft=Draft(claims=[claim], generated=judge is not None))
     budget = TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=2)
-    return await verify(payload, judge, budget, sample_term_statistics())
+    return await verify(subject_of(payload, sample_terms()), payload.query, judge, budget)
 
 
 def test_the_paraphrase_set_is_large_and_really_reworded() -> None:
@@ -49,7 +48,7 @@ def test_the_paraphrase_set_is_large_and_really_reworded() -> None:
 
 
 async def test_honest_paraphrases_pass_the_deterministic_layer_and_reach_the_judge(
-        lying_judge: Judge, httpserver: HTTPServer) -> None:
+        lying_judge: EntailmentJudge, httpserver: HTTPServer) -> None:
     failures = []
     for item in ITEMS:
         before = len(httpserver.log)

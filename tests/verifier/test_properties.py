@@ -14,14 +14,15 @@ from duocthu_contracts.answer import AnswerPlan, Claim, Draft
 from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import TurnBudget
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
+from duocthu_verifier import EntailmentJudge
 from duocthu_verifier.adapters.judge import Judge
+from duocthu_verifier.application.verification import subject_of, verify
 from duocthu_verifier.domain.numbers import numeric_tokens, ungrounded
 from duocthu_verifier.domain.rendering import render, split_segments
-from duocthu_verifier.verification import verify
-from tests.fixtures.verifier import ScriptedProvider, make_evidence, sample_term_statistics
+from tests.fixtures.verifier import ScriptedProvider, make_evidence, sample_terms
 
 EVIDENCE = [make_evidence("paracetamol", "lieu_luong_va_cach_dung"), make_evidence("metformin", "chong_chi_dinh")]
 KNOWN = set(numeric_tokens(" ".join(e.text for e in EVIDENCE)))
@@ -53,8 +54,8 @@ def test_a_number_absent_from_the_cited_blocks_is_never_accepted(number: str, se
         plan=AnswerPlan(), draft=Draft(claims=[claim], generated=True),
     )
     judge = Judge(ScriptedProvider(replies=[always_entailed(1)]))  # even a judge that accepts everything
-    verdict = asyncio.run(verify(payload, judge, TurnBudget(deadline=utcnow() + timedelta(seconds=30),
-                                                            calls_left=8)))
+    budget = TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=8)
+    verdict = asyncio.run(verify(subject_of(payload, sample_terms()), payload.query, judge, budget))
     cited_text = "\n".join(EVIDENCE[i - 1].text for i in cite)
     if number not in set(numeric_tokens(cited_text)):
         assert not verdict.accepted
@@ -99,12 +100,12 @@ def _printed_anywhere(value: str, unit: str, text: str) -> bool:
     return bool(re.search(rf"(?<![\w,.]){re.escape(value)} ?{re.escape(unit)}(?![\w/])", text))
 
 
-def _yes_verdict(claim: Claim, block: Evidence, judge: Judge) -> bool:
+def _yes_verdict(claim: Claim, block: Evidence, judge: EntailmentJudge) -> bool:
     payload = AnswerDraftedPayload(
         query="q", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION, evidence=[block],
         plan=AnswerPlan(), draft=Draft(claims=[claim], generated=True))
-    verdict = asyncio.run(verify(payload, judge, TurnBudget(deadline=utcnow() + timedelta(seconds=30),
-                                                            calls_left=2), sample_term_statistics()))
+    budget = TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=2)
+    verdict = asyncio.run(verify(subject_of(payload, sample_terms()), payload.query, judge, budget))
     return verdict.accepted
 
 
@@ -116,7 +117,7 @@ AGAINST_A_YES_JUDGE = settings(max_examples=120, deadline=None,
 @AGAINST_A_YES_JUDGE
 @given(pick=st.sampled_from(QUANTIFIED), unit=st.sampled_from(UNITS))
 def test_a_quantity_with_a_unit_never_printed_with_its_value_is_never_accepted(
-        pick: tuple[Evidence, str, int, int, str], unit: str, lying_judge: Judge) -> None:
+        pick: tuple[Evidence, str, int, int, str], unit: str, lying_judge: EntailmentJudge) -> None:
     block, sentence, start, end, value = pick
     claim_text = f"{sentence[:start]}{value} {unit}{sentence[end:]}"
     assume(not _printed_anywhere(value, unit, block.text))
@@ -126,7 +127,7 @@ def test_a_quantity_with_a_unit_never_printed_with_its_value_is_never_accepted(
 @AGAINST_A_YES_JUDGE
 @given(pick=st.sampled_from(QUANTIFIED), population=st.sampled_from(POPULATION_PHRASES))
 def test_a_dose_given_to_a_population_its_block_never_names_is_never_accepted(
-        pick: tuple[Evidence, str, int, int, str], population: str, lying_judge: Judge) -> None:
+        pick: tuple[Evidence, str, int, int, str], population: str, lying_judge: EntailmentJudge) -> None:
     block, sentence, _, _, _ = pick
     words = [w for w in fold(population).split() if w not in {"nguoi", "duoi", "40", "kg"}]
     assume(not all(re.search(rf"\b{re.escape(w)}\b", fold(block.text)) for w in words))

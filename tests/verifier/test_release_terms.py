@@ -29,10 +29,7 @@ from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
-from duocthu_verifier.adapters.release_terms import LiveTermStatistics
-from duocthu_verifier.domain.checks import run_deterministic_checks
-from duocthu_verifier.domain.terms import recorded_statistics
-from duocthu_verifier.verification import subject_of
+from duocthu_verifier import live_terms, recorded_statistics, run_deterministic_checks, subject_of, term_context
 from tests.fixtures.index import chunk_records, index_monographs
 from tests.fixtures.verifier import make_evidence
 
@@ -70,7 +67,7 @@ async def test_statistics_follow_the_live_release(fresh_nats: NatsServer) -> Non
 
     replica = Bus(settings, client_name="verifier-replica")
     await replica.connect()
-    live = LiveTermStatistics()
+    live = live_terms()
     await live.watch(replica)
     await until(lambda: live.current is not None)
     assert live.current is not None and live.current.release_id == "rel-1"
@@ -86,7 +83,7 @@ async def test_statistics_follow_the_live_release(fresh_nats: NatsServer) -> Non
 
     late = Bus(settings, client_name="late-replica")
     await late.connect()
-    rebuilt = LiveTermStatistics()
+    rebuilt = live_terms()
     await rebuilt.watch(late)
     await until(lambda: rebuilt.current is not None and rebuilt.current.release_id == "rel-3")
     assert rebuilt.current is not None and rebuilt.current.sha256 == live.current.sha256
@@ -104,20 +101,20 @@ def payload(text: str) -> AnswerDraftedPayload:
 
 
 def test_the_term_check_reruns_from_its_record_alone() -> None:
-    from tests.fixtures.verifier import sample_term_statistics
+    from tests.fixtures.verifier import sample_terms
 
     draft = payload("Metformin được dùng để điều trị ung thư ở người lớn.")
-    records = run_deterministic_checks(subject_of(draft, sample_term_statistics()))
+    records = run_deterministic_checks(subject_of(draft, sample_terms()))
     term = next(r for r in records if r.check == "specific_terms")
     assert term.reason is Reason.UNSUPPORTED_TERM and term.term_basis is not None
     assert term.term_basis.release_id == "sample" and term.term_basis.statistics_sha256
     assert "ung" in term.term_basis.document_frequency and term.term_basis.background.startswith("wordfreq")
 
-    rerun = run_deterministic_checks(subject_of(draft, recorded_statistics(records)))
+    rerun = run_deterministic_checks(subject_of(draft, term_context(recorded_statistics(records))))
     assert [(r.check, r.outcome, r.reason, r.inputs_sha256) for r in rerun] == \
         [(r.check, r.outcome, r.reason, r.inputs_sha256) for r in records]
 
     tampered = payload("Metformin được dùng để điều trị ung thư và sốt rét ở người lớn.")
-    again = run_deterministic_checks(subject_of(tampered, recorded_statistics(records)))
+    again = run_deterministic_checks(subject_of(tampered, term_context(recorded_statistics(records))))
     changed = next(r for r in again if r.check == "specific_terms")
     assert changed.inputs_sha256 != term.inputs_sha256

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+from faststream.exceptions import FastStreamException
+from nats.errors import Error as NatsError
 
 from duocthu_cli.audit.chain import causal_order, summarize
 from duocthu_cli.audit.durations import parse_duration
@@ -36,7 +38,7 @@ def _run(nats_url: str | None, work: Callable[[Bus], Awaitable[T]]) -> T:
         bus = Bus(settings, client_name="duocthu-audit")
         try:
             await bus.broker.connect()
-        except Exception as exc:
+        except (OSError, NatsError, FastStreamException) as exc:  # refused, unreachable, no servers
             typer.echo(f"error: cannot connect to NATS at {settings.nats_url}: {exc}", err=True)
             raise typer.Exit(2) from exc
         try:
@@ -116,11 +118,9 @@ def reverify_command(
 ) -> None:
     """Re-run the verifier on recorded drafts; exit 1 listing every disagreement with the recorded verdicts."""
     from duocthu_cli.audit.reverify import ReverifyReport, reverify_chain
-    from duocthu_runtime.llm.factory import make_chat_provider
-    from duocthu_verifier.adapters.judge import Judge
+    from duocthu_verifier import configured_judge
 
-    provider = make_chat_provider("judge")
-    judge = Judge(provider) if provider is not None else None
+    judge = configured_judge()
     start = utcnow() - parse_duration(since)
     report = ReverifyReport()
 

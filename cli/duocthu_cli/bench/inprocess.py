@@ -19,22 +19,20 @@ from duocthu_contracts.messages import (
     TurnRequestedPayload,
     TurnUnderstood,
 )
-from duocthu_generation.handlers import GenerationHandler
-from duocthu_retrieval.routes import Retriever
-from duocthu_retrieval.turns import turn_handler
+from duocthu_generation import build_handler as generation_handler
+from duocthu_retrieval import Retriever, turn_handler
 from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.bus.stage import StageContext
-from duocthu_understanding.adapters.catalog import LiveCatalog
-from duocthu_understanding.handlers import UnderstandingHandler
-from duocthu_verifier.handlers import VerifierHandler
+from duocthu_understanding import handler_for
+from duocthu_verifier import build_handler as verifier_handler
 
 
 class InProcessPipeline:
     def __init__(self, catalog: DrugCatalog, retriever: Retriever) -> None:
-        self.understanding = UnderstandingHandler(LiveCatalog(catalog))
+        self.understanding = handler_for(catalog)
         self.retrieval = turn_handler(lambda: retriever)
-        self.generation = GenerationHandler()
-        self.verifier = VerifierHandler(None)
+        self.generation = generation_handler()  # extractive, as the services run by default
+        self.verifier = verifier_handler()  # no judge: the extractive writer's claims are verbatim
 
     async def ask(self, query: str) -> TurnCompleted:
         message: Any = new_turn(TurnRequested, TurnRequestedPayload(query=query), origin="bench", deadline_s=40,

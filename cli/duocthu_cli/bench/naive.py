@@ -18,10 +18,10 @@ import numpy as np
 import pymupdf
 import tiktoken
 
-from duocthu_runtime.embedding.port import Embedder
+from duocthu_providers.embedding.port import Embedder
+from duocthu_text import numeric_tokens
 
 WINDOW_TOKENS = 500
-NUMBER_RE = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,8 @@ def contains_section(window: str, section_text: str) -> bool:
 
 
 def foreign_numbers(answer: str, section_text: str) -> list[str]:
-    allowed = set(NUMBER_RE.findall(section_text))
-    return [n for n in NUMBER_RE.findall(answer) if n not in allowed]
+    allowed = set(numeric_tokens(section_text))
+    return [n for n in numeric_tokens(answer) if n not in allowed]
 
 
 def share(values: Sequence[bool]) -> float:

@@ -21,8 +21,8 @@ from duocthu_cli.bench.questions import BenchQuestion, route_a_questions
 from duocthu_cli.bench.stats import summary_ms
 from duocthu_cli.sample_index import SampleIndex, build_sample_index
 from duocthu_contracts.messages import TurnCompleted
-from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.embedding.factory import make_embedder
+from duocthu_providers.embedding.factory import make_embedder
+from duocthu_retrieval import RetrievalSettings
 
 
 def _section_texts(truth_path: Path) -> dict[tuple[str, str], str]:

@@ -1,7 +1,10 @@
 """Deterministic checks of one HTTP response against a turn's expectations.
 
 No model grades anything: every check is a string or set comparison on the
-response the service actually returned (seed 003 §20.3).
+response the service actually returned (seed 003 §20.3).  The checker is
+deliberately independent of the verifier and of the shared text library (its
+own number pattern and phrase lists): an eval that reused the verifier's
+code would only measure the verifier agreeing with itself.
 """
 
 from __future__ import annotations

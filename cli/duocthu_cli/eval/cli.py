@@ -72,10 +72,10 @@ def parse(
     baseline: Annotated[bool, typer.Option(help="also score pymupdf4llm split on the same headings")] = True,
 ) -> None:
     """Ingest round trip: every section exact vs the typesetter's ground truth, side by side with pymupdf4llm."""
+    from duocthu_cli.eval.parse import parse_report
     from duocthu_corpus.monograph import load_all
     from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
     from duocthu_corpus.typeset.synth import synthetic_monographs
-    from duocthu_ingest.evaluation import parse_report
 
     work = out.parent / "eval"
     work.mkdir(parents=True, exist_ok=True)

@@ -18,10 +18,9 @@ from pathlib import Path
 from duocthu_cli.sample_index import SampleIndex
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.sections import SectionKey
-from duocthu_retrieval.domain.search import ScoredChunk
-from duocthu_runtime.text.vietnamese import fold
-from duocthu_understanding.domain.frame_builder import understand
-from duocthu_understanding.domain.matcher import DrugMatcher
+from duocthu_retrieval import ScoredChunk
+from duocthu_text.vietnamese import fold
+from duocthu_understanding import DrugMatcher, understand
 
 PER_SECTION = 20
 MAIN_SECTIONS: dict[SectionKey, tuple[str, ...]] = {

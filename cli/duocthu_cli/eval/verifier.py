@@ -37,11 +37,10 @@ from duocthu_contracts.answer import AnswerPlan, Claim, Draft, Verdict
 from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
+from duocthu_providers import TurnBudget
+from duocthu_providers.llm.openai_compat import OpenAICompatibleProvider
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.openai_compat import OpenAICompatibleProvider
-from duocthu_runtime.llm.port import TurnBudget
-from duocthu_verifier.adapters.judge import Judge
-from duocthu_verifier.verification import verify
+from duocthu_verifier import EntailmentJudge, judge_over, subject_of, term_context, verify
 
 PARAPHRASES = Path(__file__).parent / "data" / "verifier_paraphrases.yaml"
 _CLAIM_LINE = re.compile(r"^Nhận định (\d+): (.*)$", re.MULTILINE)
@@ -103,18 +102,20 @@ def judge_server(refuse: frozenset[str]) -> Iterator[_JudgeServer]:
         server.server_close()
 
 
-def judge_at(server: _JudgeServer) -> Judge:
+def judge_at(server: _JudgeServer) -> EntailmentJudge:
     host, port = server.server_address[0], server.server_address[1]
-    base = f"http://{host!s}:{port}/v1"
-    return Judge(OpenAICompatibleProvider(base_url=base, model="eval-judge", max_attempts=1))
+    judge = judge_over(OpenAICompatibleProvider(base_url=f"http://{host!s}:{port}/v1", model="eval-judge",
+                                                max_attempts=1))
+    assert judge is not None
+    return judge
 
 
-async def _verdict(claim: Claim, evidence: Evidence, judge: Judge) -> Verdict:
+async def _verdict(claim: Claim, evidence: Evidence, judge: EntailmentJudge) -> Verdict:
     payload = AnswerDraftedPayload(
         query="câu hỏi", frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION,
         evidence=[evidence], plan=AnswerPlan(), draft=Draft(claims=[claim], generated=True))
     budget = TurnBudget(deadline=utcnow() + timedelta(seconds=30), calls_left=2)
-    return await verify(payload, judge, budget, sample_term_statistics())
+    return await verify(subject_of(payload, term_context(sample_term_statistics())), payload.query, judge, budget)
 
 
 @dataclass

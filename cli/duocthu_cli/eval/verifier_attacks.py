@@ -20,7 +20,7 @@ from duocthu_contracts.answer import Claim
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 
 NUMBER = re.compile(r"(?<![\w,.])\d+(?:[.,]\d+)*(?![\w])")
 #: Unit replacements that change what a dose means (longest units first so "mg/kg" is not read as "mg").

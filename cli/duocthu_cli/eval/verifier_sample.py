@@ -15,7 +15,7 @@ from duocthu_contracts.corpus import ChunkKind
 from duocthu_contracts.evidence import Evidence, SourceRef
 from duocthu_contracts.sections import SECTION_HEADINGS, SectionKey
 from duocthu_corpus.monograph import Monograph, load_all
-from duocthu_verifier.domain.terms import TermStatistics, build_statistics
+from duocthu_verifier import TermStatistics, build_statistics
 
 
 @functools.cache

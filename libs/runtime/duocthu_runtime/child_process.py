@@ -1,8 +1,9 @@
-"""Children that cannot outlive their parent."""
+"""Children that cannot outlive their parent, and stop when asked."""
 
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 
 
@@ -13,3 +14,15 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child between f
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def stop(process: subprocess.Popen[bytes] | None, timeout_s: float = 10.0) -> None:
+    """SIGTERM a child and wait for it; SIGKILL it if it has not exited within ``timeout_s``."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -16,11 +16,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from duocthu_runtime import child_process
 from duocthu_runtime.child_process import die_with_parent
-
-
-class NatsServerError(RuntimeError):
-    """The NATS server binary is missing or did not become ready."""
+from duocthu_runtime.errors import NatsServerError
 
 
 def find_binary() -> str:
@@ -128,15 +126,7 @@ class NatsServer:
         raise NatsServerError(f"nats-server did not become ready on port {self.port} within {timeout_s}s")
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        if self._process is None:
-            return
-        if self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
+        child_process.stop(self._process, timeout_s)
         self._process = None
 
     def __enter__(self) -> NatsServer:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
+from faststream.exceptions import FastStreamException
+from nats.errors import Error as NatsError
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -60,7 +62,8 @@ class ServiceRuntime:
         for check in self.spec.readiness:
             try:
                 passed, detail = await check()
-            except Exception as exc:
+            except Exception as exc:  # an entry point (/readyz): a broken check reports, never crashes the probe
+                log.exception("readiness_check_failed", check=getattr(check, "__name__", "check"))
                 passed, detail = False, f"{type(exc).__name__}: {exc}"
             report[getattr(check, "__name__", "check")] = detail
             ok = ok and passed
@@ -71,8 +74,8 @@ class ServiceRuntime:
             try:
                 ready, _ = await self.readiness()
                 await self.bus.announce(self.spec.name, self.spec.settings.instance_id, ready)
-            except Exception:
-                log.warning("presence_announce_failed")
+            except Exception:  # the top of a background task: a failed announcement is retried, never fatal
+                log.warning("presence_announce_failed", exc_info=True)
             await asyncio.sleep(PRESENCE_TTL_S / 3)
 
     @contextlib.asynccontextmanager
@@ -89,9 +92,9 @@ class ServiceRuntime:
         finally:
             for task in self._tasks:
                 task.cancel()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(NatsError, FastStreamException, TimeoutError):
                 await self.bus.announce(self.spec.name, self.spec.settings.instance_id, False)
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(NatsError, FastStreamException, TimeoutError):
                 await asyncio.wait_for(self.bus.stop(), timeout=5)
             for shutdown in self.spec.on_shutdown:
                 await shutdown()

@@ -1,27 +1,116 @@
-"""Process entry point of the gateway."""
+"""Composition root of the gateway: the one module that wires adapters to use cases and routers.
+
+``python -m duocthu_gateway.main`` serves HTTP; ``python -m duocthu_gateway.main migrate`` brings the
+store's schema to the latest revision and exits (the Kubernetes migration Job).
+"""
 
 from __future__ import annotations
 
-import uvicorn
+import asyncio
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
 
-from duocthu_gateway.app import create_app
+import uvicorn
+from fastapi import FastAPI
+
+from duocthu_gateway.adapters.correlator import TurnCorrelator
+from duocthu_gateway.adapters.crops import CropRenderer
+from duocthu_gateway.adapters.monographs import MonographClient
+from duocthu_gateway.adapters.ratelimit import RateLimiter
+from duocthu_gateway.adapters.readiness import BusReadiness
+from duocthu_gateway.adapters.store import Store, database_url
+from duocthu_gateway.application.asking import Asking
+from duocthu_gateway.application.conversations import Conversations
+from duocthu_gateway.entrypoints import admin, browse, conversations, health, query, web
+from duocthu_gateway.entrypoints.deps import Gateway
+from duocthu_gateway.entrypoints.errors import install_error_handlers
+from duocthu_gateway.errors import StoreUnavailable
 from duocthu_gateway.settings import GatewaySettings
-from duocthu_runtime.observability.logging import configure_logging
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.observability.logging import configure_logging, get_logger
 from duocthu_runtime.observability.tracing import configure_tracing
 
+log = get_logger(__name__)
 
-def main() -> None:
+
+def open_store(settings: GatewaySettings) -> Store:
+    return Store(database_url(settings.database_url, str(settings.var_dir)))
+
+
+def create_app(settings: GatewaySettings | None = None) -> FastAPI:
+    settings = settings or GatewaySettings()
+    bus = Bus(settings, client_name=f"gateway:{settings.instance_id}")
+    store = open_store(settings)
+    turns = TurnCorrelator(bus, settings.instance_id)
+    chats = Conversations(store, settings.history_turns)
+    gateway = Gateway(
+        settings=settings,
+        asking=Asking(turns, chats, origin=settings.instance_id, deadline_s=settings.turn_deadline_s,
+                      llm_calls=settings.turn_llm_calls),
+        conversations=chats, turns=turns, limiter=RateLimiter(bus, settings.rate_limit_per_minute),
+        monographs=MonographClient(bus),
+        crops=CropRenderer(settings.source_pdf or Path(settings.var_dir) / "sample-formulary.pdf",
+                           Path(settings.var_dir) / "crops"),
+        jobs=bus, readiness=BusReadiness(bus, settings.required_stages),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await bus.connect()
+        await turns.start()
+        try:
+            await store.create()
+        except StoreUnavailable:  # fail open: answers still flow, history and traces are counted as lost
+            log.exception("store_unavailable", url=store.url.split("@")[-1])
+        log.info("gateway_started", instance=settings.instance_id)
+        try:
+            yield
+        finally:
+            await turns.stop()
+            with contextlib.suppress(StoreUnavailable):
+                await store.close()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(bus.stop(), timeout=5)
+
+    app = FastAPI(title="duocthu gateway", version="0.1.0", lifespan=lifespan)
+    app.state.gateway = gateway
+    install_error_handlers(app)
+    for router in (query.router, conversations.router, browse.router, admin.router, web.router, health.router):
+        app.include_router(router)
+    return app
+
+
+def serve() -> None:
     settings = GatewaySettings()
     configure_logging("gateway", settings.log_level, settings.log_format)
     configure_tracing("gateway")
-    uvicorn.run(
-        create_app(settings),
-        host=settings.http_host,
-        port=settings.http_port,
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=10,
-    )
+    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_level="warning",
+                access_log=False, timeout_graceful_shutdown=10)
+
+
+def migrate() -> None:
+    """Bring the store's schema to the latest revision (idempotent; every replica also does it on start)."""
+
+    async def run() -> None:
+        store = open_store(GatewaySettings())
+        try:
+            await store.create()
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+    print("store schema is at the latest revision")
+
+
+def main() -> None:
+    if sys.argv[1:] == ["migrate"]:
+        migrate()
+    elif sys.argv[1:]:
+        sys.exit(f"usage: python -m duocthu_gateway.main [migrate] (got {' '.join(sys.argv[1:])})")
+    else:
+        serve()
 
 
 if __name__ == "__main__":

@@ -1,1 +1,9 @@
-"""Generation stage: structured claims (extractive, bedrock, openai)."""
+"""Generation stage: structured claims over the evidence (extractive by default; Bedrock or an OpenAI-compatible
+model when ``ANSWER_PROVIDER`` names one).
+
+The public face: what the ``duocthu`` command and the benchmarks may use.
+"""
+
+from duocthu_generation.main import build_handler, build_spec
+
+__all__ = ["build_handler", "build_spec"]

@@ -1,47 +1,145 @@
-"""Process entry point of the retrieval stage.
+"""Composition root of the retrieval stage: the one module that wires adapters to use cases.
 
-Wiring only: the turn consumer (routes A–D and the evidence policy), the
-index side (batch consumer, readiness gate, index status and rebuild
-requests) and the monograph-mode requests (drugs, sections, section text).
+``build_spec`` assembles the process: the turn consumer (routes A–D and the
+evidence policy), the index side (batch consumer, readiness gate, index
+status and rebuild requests) and monograph mode (drugs, sections, section
+text).  ``index_cli`` assembles the ``duocthu index`` commands, and
+``open_index`` the vector store for tools that build an index in-process.
 """
 
 from __future__ import annotations
 
-from duocthu_contracts import subjects as s
+import contextlib
+from collections.abc import AsyncIterator
+
+from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, TurnUnderstood
-from duocthu_retrieval.handlers import (
-    batch_handler,
-    drugs_handler,
-    rebuild_handler,
-    section_text_handler,
-    sections_handler,
-    status_handler,
-)
-from duocthu_retrieval.index_service import IndexService
-from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_retrieval.turns import turn_handler
+from duocthu_providers import Embedder, make_query_embedder, make_sparse_encoder, space_identity
+from duocthu_retrieval.adapters.corpus_stream import CorpusStream
+from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
+from duocthu_retrieval.adapters.replicas import ReplicaClient
+from duocthu_retrieval.application.maintenance import IndexMaintenance
+from duocthu_retrieval.application.query import Retriever
+from duocthu_retrieval.entrypoints.bus import batch_handler, serve_requests, turn_handler
+from duocthu_retrieval.entrypoints.cli import index_commands
+from duocthu_retrieval.ports import Replicas, VectorIndex
+from duocthu_retrieval.settings import IndexSettings, RetrievalSettings
+from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.stage import Stage
+from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.service import ServiceSpec, run_service
+from duocthu_text import SparseEncoder
 
 NAME = "retrieval"
 
+log = get_logger(__name__)
 
-def build_spec(settings: RetrievalSettings | None = None, service: IndexService | None = None) -> ServiceSpec:
+
+def open_index(settings: IndexSettings) -> VectorIndex:
+    """The vector store ``settings`` name (``QDRANT_URL``, or the local directory, which this process then locks)."""
+    return QdrantIndex.open(settings)
+
+
+def query_space(settings: RetrievalSettings) -> tuple[Embedder, SparseEncoder, EmbeddingModel]:
+    """The query embedder, the sparse encoder and the identity of the vector space they make together."""
+    embedder = make_query_embedder(settings)
+    sparse = make_sparse_encoder()
+    return embedder, sparse, space_identity(embedder, sparse)
+
+
+class RetrievalReplica:
+    """What one retrieval process serves, once its index is open.
+
+    The index is opened at start-up (local mode locks the directory, so never
+    at import or wiring time); the bus entry points are wired before that
+    and reach the use cases through this object.
+    """
+
+    def __init__(self, settings: RetrievalSettings, *, embedder: Embedder | None = None,
+                 sparse: SparseEncoder | None = None) -> None:
+        self.settings = settings
+        self.embedder = embedder or make_query_embedder(settings)
+        self.sparse = sparse or make_sparse_encoder()
+        self.space = space_identity(self.embedder, self.sparse)
+        self._index: VectorIndex | None = None
+        self._maintenance: IndexMaintenance | None = None
+        self._retriever: Retriever | None = None
+
+    @property
+    def index(self) -> VectorIndex:
+        if self._index is None:
+            raise RuntimeError("the index is not open (service not started)")
+        return self._index
+
+    @property
+    def maintenance(self) -> IndexMaintenance:
+        if self._maintenance is None:
+            raise RuntimeError("the index is not open (service not started)")
+        return self._maintenance
+
+    @property
+    def retriever(self) -> Retriever:
+        if self._retriever is None:
+            raise RuntimeError("the index is not open (service not started)")
+        return self._retriever
+
+    async def start(self, bus: Bus) -> None:
+        index = self._index = open_index(self.settings)
+        self._maintenance = IndexMaintenance(
+            index, self.space, instance_id=self.settings.instance_id, alias=self.settings.index_alias,
+            keep_collections=self.settings.index_keep_collections, corpus=CorpusStream(bus.js), publisher=bus)
+        self._retriever = Retriever(index, self.embedder, self.sparse)
+        ok, detail = await self._maintenance.live_index()
+        log.info("index_opened", where=index.where, ready=ok, detail=detail)
+
+    async def stop(self) -> None:
+        if self._maintenance is not None:
+            await self._maintenance.stop()
+        if self._index is not None:
+            await self._index.close()
+        self._index = self._maintenance = self._retriever = None
+
+    async def live_index(self) -> tuple[bool, str]:
+        """Readiness: a live release whose manifest names this replica's query vector space."""
+        if self._maintenance is None:
+            return False, "index not open"
+        return await self._maintenance.live_index()
+
+
+def build_spec(settings: RetrievalSettings | None = None, replica: RetrievalReplica | None = None) -> ServiceSpec:
     config = settings or RetrievalSettings(service_name=NAME)
-    index = service or IndexService(config)
+    served = replica or RetrievalReplica(config)
 
     def register(stage: Stage) -> None:
-        stage.consumes(TurnUnderstood, turn_handler(lambda: index.retriever))
-        stage.consumes(CorpusBatchEmbedded, batch_handler(index))
-        broker = stage.bus.broker
-        broker.subscriber(s.RPC_INDEX_STATUS, queue=NAME)(status_handler(index))
-        broker.subscriber(s.RPC_INDEX_REBUILD, queue=NAME)(rebuild_handler(index))
-        broker.subscriber(s.RPC_DRUGS, queue=NAME)(drugs_handler(index))
-        broker.subscriber(s.RPC_SECTIONS, queue=NAME)(sections_handler(index))
-        broker.subscriber(s.RPC_SECTION_TEXT, queue=NAME)(section_text_handler(index))
+        stage.consumes(TurnUnderstood, turn_handler(lambda: served.retriever))
+        stage.consumes(CorpusBatchEmbedded, batch_handler(lambda: served.maintenance))
+        serve_requests(stage.bus.broker, queue=NAME, index=lambda: served.index,
+                       maintenance=lambda: served.maintenance)
 
-    return ServiceSpec(name=NAME, settings=config, register=register, on_startup=[index.start],
-                       on_shutdown=[index.stop], readiness=[index.live_index])
+    return ServiceSpec(name=NAME, settings=config, register=register, on_startup=[served.start],
+                       on_shutdown=[served.stop], readiness=[served.live_index])
+
+
+@contextlib.asynccontextmanager
+async def open_maintenance(settings: RetrievalSettings, bus: Bus | None) -> AsyncIterator[IndexMaintenance]:
+    """This process's own index side, for an operator action when no replica runs (opens the store)."""
+    _, _, space = query_space(settings)
+    index = open_index(settings)
+    try:
+        yield IndexMaintenance(index, space, instance_id=settings.instance_id, alias=settings.index_alias,
+                               keep_collections=settings.index_keep_collections,
+                               corpus=CorpusStream(bus.js) if bus is not None else None, publisher=bus)
+    finally:
+        await index.close()
+
+
+def replicas(bus: Bus) -> Replicas:
+    """The running retrieval replicas, asked over ``bus``."""
+    return ReplicaClient(bus)
+
+
+#: ``duocthu index status | rebuild``.
+index_cli = index_commands(open_maintenance, replicas)
 
 
 def main() -> None:

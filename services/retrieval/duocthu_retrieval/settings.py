@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from duocthu_runtime.embedding.settings import EmbeddingSettings
+from duocthu_providers.embedding.settings import EmbeddingSettings
 from duocthu_runtime.settings import RuntimeSettings
 
 

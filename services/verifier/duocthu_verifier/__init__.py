@@ -1,1 +1,28 @@
-"""Verifier stage: deterministic grounding, entailment judge, completeness."""
+"""Verifier stage: deterministic grounding, the entailment judge, completeness.  Never imported by generation.
+
+The public face: what the ``duocthu`` command (audit re-verification, the verifier eval, benchmarks) may use.
+"""
+
+from duocthu_verifier.application.verification import subject_of, verify
+from duocthu_verifier.domain.checks import run_deterministic_checks
+from duocthu_verifier.domain.terms import TermContext, TermStatistics, build_statistics, recorded_statistics
+from duocthu_verifier.main import build_handler, build_spec, configured_judge, judge_over, live_terms, term_context
+from duocthu_verifier.ports import EntailmentJudge, ReleaseTerms
+
+__all__ = [
+    "EntailmentJudge",
+    "ReleaseTerms",
+    "TermContext",
+    "TermStatistics",
+    "build_handler",
+    "build_spec",
+    "build_statistics",
+    "configured_judge",
+    "judge_over",
+    "live_terms",
+    "recorded_statistics",
+    "run_deterministic_checks",
+    "subject_of",
+    "term_context",
+    "verify",
+]

@@ -1,27 +1,55 @@
-"""Process entry point of the verifier stage."""
+"""Composition root of the verifier stage (``JUDGE_PROVIDER``: none, bedrock or openai).
+
+Besides the judge, the stage is composed with the live release's term
+statistics (a projection of the corpus stream) and general-Vietnamese word
+frequencies (the ``wordfreq`` package): together the term context of the
+specific-term check (``domain/terms.py``).
+"""
 
 from __future__ import annotations
 
 from duocthu_contracts.messages import AnswerDrafted
+from duocthu_providers import ChatProvider, make_chat_provider
 from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.llm.factory import make_chat_provider
 from duocthu_runtime.service import ServiceSpec, run_service
 from duocthu_runtime.settings import RuntimeSettings
+from duocthu_verifier.adapters.everyday_words import BACKGROUND, general_zipf
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.adapters.release_terms import LiveTermStatistics
-from duocthu_verifier.handlers import VerifierHandler
+from duocthu_verifier.domain.terms import TermContext, TermStatistics
+from duocthu_verifier.entrypoints.bus import VerifierHandler
+from duocthu_verifier.ports import EntailmentJudge, ReleaseTerms
 
 NAME = "verifier"
 
 
-def build_handler(terms: LiveTermStatistics | None = None) -> VerifierHandler:
-    provider = make_chat_provider("judge")
-    return VerifierHandler(Judge(provider) if provider is not None else None, terms)
+def judge_over(provider: ChatProvider | None) -> EntailmentJudge | None:
+    """The entailment judge over a chat provider; none without one (non-verbatim claims: ``judge_unavailable``)."""
+    return Judge(provider) if provider is not None else None
+
+
+def configured_judge() -> EntailmentJudge | None:
+    """The judge ``JUDGE_PROVIDER`` names, if any."""
+    return judge_over(make_chat_provider("judge"))
+
+
+def term_context(statistics: TermStatistics | None) -> TermContext:
+    """The term context of ``statistics`` with the shipped everyday-word frequencies (audits, evals, tests)."""
+    return TermContext(statistics, general_zipf, BACKGROUND)
+
+
+def live_terms() -> LiveTermStatistics:
+    """The live release's statistics, kept from the corpus stream, with the everyday-word frequencies."""
+    return LiveTermStatistics(background=general_zipf, background_id=BACKGROUND)
+
+
+def build_handler(judge: EntailmentJudge | None = None, terms: ReleaseTerms | None = None) -> VerifierHandler:
+    return VerifierHandler(judge, terms)
 
 
 def build_spec() -> ServiceSpec:
-    terms = LiveTermStatistics()
-    handler = build_handler(terms)
+    terms = live_terms()
+    handler = build_handler(configured_judge(), terms)
 
     def register(stage: Stage) -> None:
         stage.consumes(AnswerDrafted, handler)

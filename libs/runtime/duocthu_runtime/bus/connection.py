@@ -4,27 +4,38 @@ Publishing goes through :meth:`Bus.publish`, which is the only place that
 knows the rules: the subject follows from the message type, lane and origin;
 ``Nats-Msg-Id`` is the message id (JetStream drops a re-publish); the call
 returns only after JetStream has stored the message, so a stage can ack its
-input knowing its output is durable.
+input knowing its output is durable.  :meth:`Bus.request` is the one way to
+call a replica (request/reply, FastStream encoding the request and the
+reply model decoding it), and :meth:`Bus.follow` the one way to read a
+stored message type from a point in its stream.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import Literal, TypeVar
 
+from faststream.exceptions import IncorrectState
 from faststream.nats import NatsBroker
 from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
-from nats.js.errors import BucketNotFoundError
+from nats.js.errors import BucketNotFoundError, NoKeysError
 from nats.js.kv import KeyValue
+from pydantic import BaseModel, ValidationError
 
 from duocthu_contracts.envelope import Message
+from duocthu_contracts.rpc import RpcRequest
 from duocthu_runtime.bus.streams import ensure_streams
 from duocthu_runtime.bus.subjects import stream_for, subject_for, subject_for_type
-from duocthu_runtime.bus.versioning import MessageRejected, decode, encode
+from duocthu_runtime.bus.versioning import decode, encode
+from duocthu_runtime.errors import MessageRejected, NoReply
 from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.settings import RuntimeSettings
 
@@ -34,6 +45,12 @@ PRESENCE_TTL_S = 15.0
 log = get_logger(__name__)
 
 M = TypeVar("M", bound=Message)
+R = TypeVar("R", bound=BaseModel)
+
+#: Where :meth:`Bus.follow` starts reading: the last stored message, only new ones, or all of them.
+Since = Literal["last", "new", "all"]
+_DELIVER: dict[Since, DeliverPolicy] = {"last": DeliverPolicy.LAST, "new": DeliverPolicy.NEW,
+                                        "all": DeliverPolicy.ALL}
 
 
 class Bus:
@@ -64,7 +81,7 @@ class Bus:
     def connected(self) -> bool:
         try:
             return bool(self.broker.connection.is_connected)
-        except Exception:  # connection not created yet
+        except IncorrectState:  # connection not created yet
             return False
 
     async def connect(self) -> None:
@@ -95,12 +112,25 @@ class Bus:
         """Core-NATS publish for advisory messages (progress) that need no PubAck."""
         await self.broker.publish(encode(message), subject_for(message))
 
-    async def watch_latest(self, cls: type[M], callback: Callable[[M], Awaitable[None]]) -> None:
-        """Deliver the latest stored ``cls`` message, then every new one, to *this* replica.
+    async def request(self, request: RpcRequest, reply: type[R], *, timeout_s: float) -> R:
+        """Ask one replica (core-NATS request/reply on ``request.SUBJECT``); raises :class:`NoReply`."""
+        try:
+            answer = await self.broker.request(request, type(request).SUBJECT, timeout=timeout_s)
+        except (NatsError, TimeoutError) as exc:  # no responders, or none answered in time
+            raise NoReply(f"no replica answered {type(request).SUBJECT}: {type(exc).__name__}") from exc
+        try:
+            return reply.model_validate_json(answer.body)
+        except ValidationError as exc:
+            raise NoReply(f"unreadable reply on {type(request).SUBJECT}: {exc.errors()[0]['msg']}") from exc
+
+    async def watch(self, cls: type[M], callback: Callable[[M], Awaitable[None]], *,
+                    since: Since = "last") -> Subscription:
+        """Deliver stored ``cls`` messages from ``since`` on, then every new one, to *this* process.
 
         Unlike a stage consumer (one shared durable, each message to one
-        replica), every replica needs state such as the live drug catalog, so
-        this uses an ephemeral ordered consumer starting at the last message.
+        replica), every replica needs state such as the live drug catalog, and
+        an operator command needs to see one outcome, so this is an ephemeral
+        ordered consumer: nothing is acked and no durable state is created.
         """
         subject = subject_for_type(cls)
 
@@ -112,9 +142,20 @@ class Bus:
                 return
             await callback(message)
 
-        await self.js.subscribe(
-            subject, stream=stream_for(subject), ordered_consumer=True, deliver_policy=DeliverPolicy.LAST, cb=on_msg
-        )
+        sub: Subscription = await self.js.subscribe(subject, stream=stream_for(subject), ordered_consumer=True,
+                                                    deliver_policy=_DELIVER[since], cb=on_msg)
+        return sub
+
+    @contextlib.asynccontextmanager
+    async def follow(self, cls: type[M], *, since: Since = "new") -> AsyncIterator[asyncio.Queue[M]]:
+        """A queue of the ``cls`` messages stored from ``since`` on (subscribe *before* triggering the work)."""
+        queue: asyncio.Queue[M] = asyncio.Queue()
+        sub = await self.watch(cls, queue.put, since=since)
+        try:
+            yield queue
+        finally:
+            with contextlib.suppress(NatsError):
+                await sub.unsubscribe()
 
     # ------------------------------------------------------------------ presence
 
@@ -142,7 +183,7 @@ class Bus:
         counts: dict[str, int] = {}
         try:
             keys = await kv.keys()
-        except Exception:  # nats raises NoKeysError on an empty bucket
+        except NoKeysError:  # an empty bucket
             return counts
         for key in keys:
             entry = await kv.get(key)

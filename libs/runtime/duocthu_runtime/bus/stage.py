@@ -25,7 +25,9 @@ from typing import Any, Generic, TypeVar
 
 import structlog
 from faststream import AckPolicy
+from faststream.exceptions import FastStreamException
 from faststream.nats import JStream, NatsMessage, PullSub
+from nats.errors import Error as NatsError
 from nats.js.api import AckPolicy as JsAckPolicy
 from nats.js.api import ConsumerConfig, DeliverPolicy
 
@@ -34,8 +36,9 @@ from duocthu_contracts.envelope import Lane, Message, TurnMessage
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derive, utcnow
-from duocthu_runtime.bus.subjects import BASE_SUBJECTS, lane_subject, stream_for
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.subjects import stream_for, subject_for_type
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability import metrics
 from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.observability.tracing import current_traceparent, span
@@ -102,11 +105,6 @@ class StageContext(Generic[In]):
 Handler = Callable[[In, StageContext[In]], Awaitable[Sequence[Message]]]
 
 
-async def not_implemented(message: TurnMessage, ctx: StageContext[Any]) -> Sequence[Message]:
-    """The honest handler of a stage whose logic is not built: abstain, never fake."""
-    return [ctx.complete(Decision.ABSTAIN, Reason.STAGE_NOT_IMPLEMENTED, detail=f"{ctx.stage} not implemented")]
-
-
 class Stage:
     """Registers a stage's handlers on a :class:`Bus`."""
 
@@ -131,7 +129,7 @@ class Stage:
     ) -> None:
         settings = self.bus.settings
         for lane in lanes if issubclass(cls, TurnMessage) else (Lane.LIVE,):
-            subject = lane_subject(BASE_SUBJECTS[cls], lane)
+            subject = subject_for_type(cls, lane)
             durable = self.durable_name(cls, lane)
             config = ConsumerConfig(
                 durable_name=durable,
@@ -181,8 +179,7 @@ class Stage:
         with structlog.contextvars.bound_contextvars(stage=self.name, **ids):
             try:
                 outputs = await self._run(cls, handler, message, started, raw)
-            except Exception:
-                # Only non-turn work (ingest jobs) gets here: retry it later.
+            except Exception:  # the entry point of every handler, logged in _run: only non-turn work gets here
                 if raw is not None:
                     await raw.nack(delay=5.0)
                 return []
@@ -190,7 +187,7 @@ class Stage:
                 for out in outputs:
                     if not await self.bus.publish(out):
                         metrics.PUBLISH_DUPLICATES.labels(self.name).inc()
-            except Exception:
+            except Exception:  # whatever stopped the publish, the input is redelivered, never lost
                 log.exception("publish_failed")
                 metrics.STAGE_MESSAGES.labels(self.name, cls.SCHEMA, "publish_failed").inc()
                 if raw is not None:
@@ -242,5 +239,5 @@ class Stage:
         progress = ctx.derive(TurnProgress, TurnProgressPayload(stage=self.name, status="started"))
         try:
             await self.bus.publish_fire_and_forget(progress)
-        except Exception:  # advisory only: never fail a turn over a status line
+        except (NatsError, FastStreamException, TimeoutError):  # advisory only: never fail a turn over a status line
             log.warning("progress_publish_failed")

@@ -1,39 +1,9 @@
-"""Which subject a message goes to, given its lane and origin."""
+"""Which subject a message goes to, given its lane and origin: derived from ``SUBJECT`` on its class."""
 
 from __future__ import annotations
 
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane, Message, TurnMessage
-from duocthu_contracts.messages import (
-    AnswerDrafted,
-    AnswerRejected,
-    CorpusBatchEmbedded,
-    CorpusReleaseCompleted,
-    EvidenceRetrieved,
-    IngestJobRequested,
-    IngestJobResult,
-    TurnCompleted,
-    TurnProgress,
-    TurnRequested,
-    TurnUnderstood,
-)
-
-BASE_SUBJECTS: dict[type[Message], str] = {
-    TurnRequested: s.TURN_REQUESTED,
-    TurnUnderstood: s.TURN_UNDERSTOOD,
-    EvidenceRetrieved: s.EVIDENCE_RETRIEVED,
-    AnswerDrafted: s.ANSWER_DRAFTED,
-    AnswerRejected: s.ANSWER_REJECTED,
-    TurnCompleted: s.TURN_COMPLETED,
-    TurnProgress: s.TURN_PROGRESS,
-    IngestJobRequested: s.INGEST_JOB_REQUESTED,
-    IngestJobResult: s.INGEST_JOB_RESULT,
-    CorpusBatchEmbedded: s.CORPUS_BATCH_EMBEDDED,
-    CorpusReleaseCompleted: s.CORPUS_RELEASE_COMPLETED,
-}
-
-# Subjects addressed to one gateway replica carry its origin as a last token.
-_ADDRESSED = (TurnCompleted, TurnProgress)
 
 
 def lane_subject(base: str, lane: Lane) -> str:
@@ -41,17 +11,22 @@ def lane_subject(base: str, lane: Lane) -> str:
 
 
 def subject_for(message: Message) -> str:
-    base = BASE_SUBJECTS[type(message)]
+    base = type(message).SUBJECT
     if isinstance(message, TurnMessage):
-        if isinstance(message, _ADDRESSED):
+        if message.ADDRESSED:
             base = f"{base}.{origin_token(message.origin)}"
         return lane_subject(base, message.lane)
     return base
 
 
 def subject_for_type(cls: type[Message], lane: Lane = Lane.LIVE) -> str:
-    """The subject a consumer of ``cls`` listens on (non-addressed messages only)."""
-    return lane_subject(BASE_SUBJECTS[cls], lane)
+    """The subject a consumer of ``cls`` listens on (for an addressed message: every origin's)."""
+    return lane_subject(cls.SUBJECT, lane)
+
+
+def addressed_subject(cls: type[Message], origin: str, lane: Lane = Lane.LIVE) -> str:
+    """The subject of ``cls`` messages addressed to the gateway replica ``origin``."""
+    return lane_subject(f"{cls.SUBJECT}.{origin_token(origin)}", lane)
 
 
 def origin_token(origin: str) -> str:

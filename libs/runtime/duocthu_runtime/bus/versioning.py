@@ -14,17 +14,9 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from duocthu_contracts.envelope import Message
+from duocthu_runtime.errors import MessageRejected
 
 M = TypeVar("M", bound=Message)
-
-
-class MessageRejected(Exception):
-    """A message that this consumer cannot accept; ``reason`` is a metric label."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,1 @@
-"""Adapters at the gateway edge: bus correlation, store."""
+"""Adapters of the gateway: all its I/O (the store, the bus, the rate-limit counters, PDF crops)."""

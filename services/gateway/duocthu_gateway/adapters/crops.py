@@ -2,7 +2,8 @@
 
 A citation's region (physical page + bbox) is rendered at a fixed zoom and
 kept under ``$VAR_DIR/crops`` keyed by the PDF's hash and the region, so the
-same crop is rendered once however many turns cite it.
+same crop is rendered once however many turns cite it.  Implements
+:class:`duocthu_gateway.ports.Crops`.
 """
 
 from __future__ import annotations
@@ -13,14 +14,11 @@ from pathlib import Path
 
 import pymupdf
 
+from duocthu_gateway.errors import CropError
 from duocthu_runtime.hashing import file_sha256
 
 ZOOM = 2.0
 MARGIN = 6.0
-
-
-class CropError(ValueError):
-    """The requested region is not on the source PDF (page out of range, empty or inverted box)."""
 
 
 @dataclass

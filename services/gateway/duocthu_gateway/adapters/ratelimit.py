@@ -4,32 +4,26 @@ A counter key per (client, window) is updated with compare-and-set, so two
 replicas counting the same client never lose an increment; keys expire with
 the bucket's TTL.  A KV failure fails open (the request is served, a warning
 is logged): refusing clinicians because the counter store hiccuped would be
-worse than briefly not counting.
+worse than briefly not counting.  Implements :class:`duocthu_gateway.ports.RateLimit`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
 
-from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from faststream.exceptions import FastStreamException
+from nats.errors import Error as NatsError
+from nats.js.errors import BucketNotFoundError, KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
+from duocthu_gateway.ports import RateDecision
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
 BUCKET = "gateway_rate"
 WINDOW_S = 60
-
-
-@dataclass(frozen=True)
-class RateDecision:
-    allowed: bool
-    limit: int
-    window_s: int = WINDOW_S
-    retry_after_s: int = 0
 
 
 class RateLimiter:
@@ -44,14 +38,14 @@ class RateLimiter:
 
             try:
                 self._kv = await self.bus.js.key_value(BUCKET)
-            except Exception:
+            except BucketNotFoundError:
                 self._kv = await self.bus.js.create_key_value(KeyValueConfig(
                     bucket=BUCKET, ttl=WINDOW_S * 2, storage=StorageType.MEMORY, history=1))
         return self._kv
 
     async def check(self, client: str, now: float | None = None) -> RateDecision:
         if self.per_minute <= 0:
-            return RateDecision(True, 0)
+            return RateDecision(True, 0, WINDOW_S)
         moment = time.time() if now is None else now
         window = int(moment // WINDOW_S)
         key = f"{hashlib.sha256(client.encode()).hexdigest()[:24]}.{window}"  # no raw client address in keys
@@ -69,10 +63,10 @@ class RateLimiter:
                     continue  # another replica counted first: read again
                 break
             else:
-                return RateDecision(True, self.per_minute)
-        except Exception as exc:
+                return RateDecision(True, self.per_minute, WINDOW_S)
+        except (NatsError, TimeoutError, FastStreamException) as exc:
             log.warning("rate_limit_unavailable", error=f"{type(exc).__name__}: {exc}")
-            return RateDecision(True, self.per_minute)
+            return RateDecision(True, self.per_minute, WINDOW_S)
         if count > self.per_minute:
-            return RateDecision(False, self.per_minute, retry_after_s=int((window + 1) * WINDOW_S - moment) + 1)
-        return RateDecision(True, self.per_minute)
+            return RateDecision(False, self.per_minute, WINDOW_S, retry_after_s=int((window + 1) * WINDOW_S - moment) + 1)
+        return RateDecision(True, self.per_minute, WINDOW_S)

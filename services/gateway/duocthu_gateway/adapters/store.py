@@ -3,25 +3,29 @@
 SQLAlchemy 2 async; SQLite (aiosqlite) under ``$VAR_DIR`` by default,
 PostgreSQL (asyncpg) via ``DATABASE_URL``.  The last normalized frame of a
 conversation is read back from here — not from process memory — so a
-follow-up works across restarts and on any gateway replica.  Every write is
-fail-open for the caller (see :class:`duocthu_gateway.conversations.Conversations`).
+follow-up works across restarts and on any gateway replica.  Implements
+:class:`duocthu_gateway.ports.TurnStore`: every failure of the database leaves
+as :class:`StoreUnavailable` naming its kind, and the caller decides to fail
+open (see :class:`duocthu_gateway.application.conversations.Conversations`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from alembic.util import CommandError
 from sqlalchemy import JSON, Boolean, Connection, DateTime, Integer, String, Text, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from duocthu_contracts.decisions import Decision
 from duocthu_contracts.frame import QueryFrame
-from duocthu_contracts.messages import HistoryTurn
+from duocthu_gateway.domain.conversation import ConversationState, StoredTurn, TurnRecord, conversation_state
+from duocthu_gateway.errors import StoreUnavailable
+from duocthu_runtime.errors import translating
 
 
 class Base(DeclarativeBase):
@@ -60,31 +64,6 @@ class FeedbackRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
-@dataclass(frozen=True)
-class ConversationState:
-    history: list[HistoryTurn]
-    last_frame: QueryFrame | None
-    clarify_streak: int
-
-
-@dataclass(frozen=True)
-class TurnRecord:
-    turn_id: str
-    conversation_id: str | None
-    query: str
-    decision: str
-    reason: str
-    turn_type: str | None
-    resolved_drug_ids: list[str]
-    frame: QueryFrame | None
-    evidence_ids: list[str]
-    cited_evidence_ids: list[str]
-    correlation_id: str
-    otel_trace_id: str | None
-    stage_timings: list[dict[str, Any]]
-    response: dict[str, Any]
-
-
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 
 
@@ -102,23 +81,45 @@ def database_url(explicit: str | None, var_dir: str) -> str:
     return explicit or f"sqlite+aiosqlite:///{var_dir}/gateway.db"
 
 
+#: What the database and its drivers raise (a refused connection, a missing file, a failed migration).
+_STORE_ERRORS = (SQLAlchemyError, OSError, CommandError)
+
+
+
+def _unavailable(store: Store, exc: BaseException) -> StoreUnavailable:
+    return StoreUnavailable(f"the history store failed: {type(exc).__name__}")
+
+
+#: A port method: a database failure leaves it as :class:`StoreUnavailable` naming the failure's kind.
+_store_call = translating(_STORE_ERRORS, _unavailable)
+
+
+def _stored(row: TurnRow) -> StoredTurn:
+    return StoredTurn(turn_id=row.turn_id, query=row.query, decision=row.decision, reason=row.reason,
+                      turn_type=row.turn_type, resolved_drug_ids=list(row.resolved_drug_ids or []),
+                      frame=QueryFrame.model_validate(row.frame) if row.frame else None, at=row.created_at)
+
+
 class Store:
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=True)
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
+    @_store_call
     async def create(self) -> None:
         """Bring the schema to the latest Alembic revision (idempotent; every replica may run it)."""
         async with self.engine.begin() as conn:
             await conn.run_sync(_upgrade)
 
+    @_store_call
     async def close(self) -> None:
         await self.engine.dispose()
 
+    @_store_call
     async def record_turn(self, record: TurnRecord) -> None:
         row = TurnRow(
-            turn_id=record.turn_id, conversation_id=record.conversation_id, created_at=datetime.now(UTC),
+            turn_id=record.turn_id, conversation_id=record.conversation_id, created_at=record.at,
             query=record.query, decision=record.decision, reason=record.reason, turn_type=record.turn_type,
             resolved_drug_ids=record.resolved_drug_ids,
             frame=record.frame.model_dump(mode="json") if record.frame is not None else None,
@@ -129,36 +130,35 @@ class Store:
         async with self._sessions() as session, session.begin():
             await session.merge(row)
 
-    async def recent(self, conversation_id: str, limit: int) -> list[TurnRow]:
+    @_store_call
+    async def recent(self, conversation_id: str, limit: int) -> list[StoredTurn]:
         """The conversation's last ``limit`` turns, oldest first."""
         async with self._sessions() as session:
             rows = (await session.scalars(
                 select(TurnRow).where(TurnRow.conversation_id == conversation_id)
                 .order_by(TurnRow.created_at.desc()).limit(limit))).all()
-        return list(reversed(rows))
+        return [_stored(row) for row in reversed(rows)]
 
-    async def conversation(self, conversation_id: str, limit: int) -> ConversationState:
-        rows = await self.recent(conversation_id, max(limit, 8))
-        history = [HistoryTurn(query=r.query, decision=Decision(r.decision), reason=r.reason, turn_type=r.turn_type,
-                               resolved_drug_ids=list(r.resolved_drug_ids or []), at=r.created_at)
-                   for r in rows[-limit:]] if limit else []
-        last = next((r.frame for r in reversed(rows) if r.frame), None)
-        streak = 0
-        for row in reversed(rows):
-            if row.decision != Decision.CLARIFY:
-                break
-            streak += 1
-        return ConversationState(history, QueryFrame.model_validate(last) if last else None, streak)
+    async def conversation(self, conversation_id: str, history_turns: int) -> ConversationState:
+        """History, last frame and clarify streak (the streak looks back at least 8 turns)."""
+        return conversation_state(await self.recent(conversation_id, max(history_turns, 8)), history_turns)
 
+    @_store_call
     async def turn(self, turn_id: str) -> TurnRow | None:
+        """The stored row of a turn: its history entry and retrieval trace."""
         async with self._sessions() as session:
             return await session.get(TurnRow, turn_id)
 
+    async def has_turn(self, turn_id: str) -> bool:
+        return await self.turn(turn_id) is not None
+
+    @_store_call
     async def add_feedback(self, trace_id: str, helpful: bool, comment: str | None) -> None:
         async with self._sessions() as session, session.begin():
             session.add(FeedbackRow(trace_id=trace_id, helpful=helpful, comment=comment,
                                     created_at=datetime.now(UTC)))
 
+    @_store_call
     async def feedback(self, trace_id: str) -> Sequence[FeedbackRow]:
         async with self._sessions() as session:
             return (await session.scalars(select(FeedbackRow).where(FeedbackRow.trace_id == trace_id))).all()

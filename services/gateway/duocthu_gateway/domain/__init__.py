@@ -1,1 +1,1 @@
-"""Pure gateway logic: rendering responses, reason texts."""
+"""Pure gateway logic: rendering responses, reason texts, conversation state."""

@@ -1,1 +1,1 @@
-"""Adapters at the edge of the stage."""
+"""Adapters of the generation stage: the model writer over a chat provider."""

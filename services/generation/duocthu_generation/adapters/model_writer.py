@@ -3,18 +3,17 @@
 One identical retry when the model says the evidence is insufficient without
 asking anything (seed 000); every failure is typed so the turn abstains with
 the right reason, and a failing model never degrades into a source dump.
+Implements :class:`duocthu_generation.ports.Writer`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from duocthu_contracts.answer import AnswerPlan, Draft
-from duocthu_contracts.evidence import Evidence
+from duocthu_contracts.answer import Draft
 from duocthu_generation.domain.parsing import parse_draft
 from duocthu_generation.domain.prompts import system_prompt, user_message
+from duocthu_generation.domain.writer_input import WriterInput
+from duocthu_providers import ChatMessage, ChatProvider, ChatRequest, TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import ChatMessage, ChatProvider, ChatRequest, TurnBudget
 
 
 class ModelWriter:
@@ -22,15 +21,15 @@ class ModelWriter:
         self.provider = provider
         self.max_tokens = max_tokens
 
-    async def write(self, question: str, evidence: Sequence[Evidence], plan: AnswerPlan, budget: TurnBudget, *,
-                    allowed_drug_ids: Sequence[str] = (), missing: Sequence[str] = ()) -> Draft:
+    async def write(self, request: WriterInput, budget: TurnBudget) -> Draft:
         """A parsed draft; raises ``LLMError`` subclasses or ``MalformedDraft``."""
-        request = ChatRequest(system=system_prompt(plan, allowed_drug_ids),
-                              messages=(ChatMessage("user", user_message(question, evidence, missing)),),
-                              max_tokens=self.max_tokens)
-        draft = await self._once(request, budget)
+        chat = ChatRequest(system=system_prompt(request.plan, request.candidate_drug_ids),
+                           messages=(ChatMessage("user", user_message(request.question, request.evidence,
+                                                                      request.must_cover)),),
+                           max_tokens=self.max_tokens)
+        draft = await self._once(chat, budget)
         if not draft.evidence_sufficient and not draft.clarifying_question:
-            draft = await self._once(request, budget)
+            draft = await self._once(chat, budget)
         return draft
 
     async def _once(self, request: ChatRequest, budget: TurnBudget) -> Draft:

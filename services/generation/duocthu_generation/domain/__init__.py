@@ -1,1 +1,1 @@
-"""Pure domain logic of the stage: no I/O."""
+"""Pure domain logic of the generation stage (the plan, the extractive writer, prompts, parsing): no I/O."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from duocthu_contracts.frame import QueryFrame
 from duocthu_generation.domain.paragraphs import Paragraph
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 
 _NUM = r"(\d+(?:,\d+)?)"
 _UNIT = r"(tuổi|tháng|kg)"

@@ -8,33 +8,20 @@ judge), numbers included.  ``generated`` is false on every draft.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from duocthu_contracts.answer import AnswerPlan, Claim, Draft
-from duocthu_contracts.evidence import CandidateAssessment, Evidence, Route
-from duocthu_contracts.frame import QueryFrame
+from duocthu_contracts.answer import Claim, Draft
+from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.sections import SectionKey
 from duocthu_generation.domain import dosage
 from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
-from duocthu_runtime.text.vietnamese import fold, lexical_coverage
+from duocthu_generation.domain.writer_input import WriterInput
+from duocthu_text.vietnamese import fold, lexical_coverage
 
 PROVIDER = "extractive"
 MAX_SENTENCES = {"short": 3, "normal": 8, "full": 40}
 CLARIFY_POPULATION = "Bạn cần liều cho đối tượng nào?"
 #: A candidate's indication sentence must name most of the condition's words (retrieval's floor, seen again here).
 MIN_COVERAGE = 0.67
-
-
-@dataclass(frozen=True)
-class WriterInput:
-    frame: QueryFrame
-    evidence: Sequence[Evidence]
-    route: Route
-    plan: AnswerPlan
-    candidate_drug_ids: Sequence[str] = ()
-    assessments: Sequence[CandidateAssessment] = ()
-    #: Verbatim quotes a rejected draft was missing (repair); they must be covered this time.
-    must_cover: Sequence[str] = ()
 
 
 def write(request: WriterInput) -> Draft:

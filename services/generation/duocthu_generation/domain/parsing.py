@@ -7,10 +7,7 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from duocthu_contracts.answer import Claim, Draft
-
-
-class MalformedDraft(ValueError):
-    """The model's output is not the answer schema (abstain ``malformed_output``)."""
+from duocthu_generation.errors import MalformedDraft
 
 
 class _Claim(BaseModel):

@@ -8,12 +8,8 @@ from collections.abc import Sequence
 from duocthu_contracts.answer import AnswerPlan, Layout
 from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
-from duocthu_contracts.sections import SectionKey
+from duocthu_contracts.sections import WARNING_SECTIONS, SectionKey
 
-WARNING_SECTIONS = frozenset({
-    SectionKey.CHONG_CHI_DINH, SectionKey.THAN_TRONG, SectionKey.TUONG_TAC_THUOC, SectionKey.QUA_LIEU_VA_XU_TRI,
-    SectionKey.THOI_KY_MANG_THAI, SectionKey.THOI_KY_CHO_CON_BU, SectionKey.TAC_DUNG_KHONG_MONG_MUON,
-})
 _DOSE_CUES = re.compile(r"\b(liều|bao nhiêu|mg|ml|viên|lần/ngày|mấy lần|uống mấy)\b", re.IGNORECASE)
 
 

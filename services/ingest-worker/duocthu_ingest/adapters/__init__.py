@@ -1,1 +1,1 @@
-"""Adapters at the edge of ingestion (PyMuPDF, embedders, bus)."""
+"""Adapters of the ingest worker: all its I/O (PyMuPDF, job inputs and sidecars, the tokenizer, a running stack)."""

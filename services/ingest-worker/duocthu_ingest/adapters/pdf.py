@@ -3,6 +3,9 @@
 PyMuPDF is the primary extractor (seed 003 §5.1).  Spans are read from
 ``rawdict`` so that each glyph's position is known: a run whose glyphs come
 out right-to-left is re-ordered by x (one of the book's hazards) and counted.
+:class:`PdfPages` implements :class:`duocthu_ingest.ports.SourcePages` and
+:class:`PdfFiles` implements :class:`duocthu_ingest.ports.PdfSource`; no other
+module imports PyMuPDF for the pipeline.
 """
 
 from __future__ import annotations
@@ -17,8 +20,12 @@ from typing import Any
 import numpy as np
 import pymupdf
 
+from duocthu_ingest.adapters.source import resolve_pdf
+from duocthu_ingest.adapters.transcriptions import load_transcriptions
 from duocthu_ingest.domain.model import BBox, Drawing, DrawingKind, PageContent, Span
+from duocthu_ingest.domain.repair import Transcriptions
 from duocthu_ingest.errors import BadInput
+from duocthu_runtime.hashing import file_sha256
 
 BOLD_FLAG = 16
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|,b\b|-b\b", re.IGNORECASE)
@@ -41,7 +48,7 @@ def open_pdf(path: Path) -> pymupdf.Document:
         raise BadInput(f"tệp không phải PDF (thiếu tiêu đề %PDF-): {path}")
     try:
         doc = pymupdf.open(path, filetype="pdf")
-    except Exception as exc:  # pymupdf raises its own FileDataError and friends
+    except (RuntimeError, ValueError, OSError, pymupdf.mupdf.FzErrorBase) as exc:  # FileDataError and friends
         raise BadInput(f"không đọc được PDF {path}: {exc}") from exc
     if doc.needs_pass or doc.is_encrypted:
         doc.close()
@@ -157,3 +164,50 @@ def render_ink(page: pymupdf.Page, dpi: int, masks: Sequence[BBox], pad: float =
         r1 = min(pix.height, int(np.ceil((y1 + pad) * scale)))
         ink[r0:r1, c0:c1] = False
     return ink, scale
+
+
+class PdfPages:
+    """An open PDF's pages for the pipeline."""
+
+    def __init__(self, doc: pymupdf.Document) -> None:
+        self._doc = doc
+        self._stats = ExtractStats()
+
+    @property
+    def page_count(self) -> int:
+        return int(self._doc.page_count)
+
+    @property
+    def reversed_runs(self) -> int:
+        return self._stats.reversed_runs
+
+    def content(self, number: int) -> PageContent:
+        return extract_page(self._doc[number], self._stats)
+
+    def lines(self, number: int) -> list[str]:
+        return page_lines_text(self._doc[number])
+
+    def ink(self, number: int, dpi: int, masks: Sequence[BBox]) -> tuple[np.ndarray, float]:
+        return render_ink(self._doc[number], dpi, masks)
+
+    def close(self) -> None:
+        self._doc.close()
+
+
+class PdfFiles:
+    """Job inputs on this machine: fetched to ``download_dir`` when they are URLs."""
+
+    def __init__(self, download_dir: Path) -> None:
+        self.download_dir = download_dir
+
+    def fetch(self, uri: str) -> Path:
+        return resolve_pdf(uri, self.download_dir)
+
+    def open(self, path: Path) -> PdfPages:
+        return PdfPages(open_pdf(path))
+
+    def sha256(self, path: Path) -> str:
+        return file_sha256(path)
+
+    def transcriptions(self, path: Path) -> Transcriptions:
+        return load_transcriptions(path)

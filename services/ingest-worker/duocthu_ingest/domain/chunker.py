@@ -18,6 +18,8 @@ VERIFY_PDF for it).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 
@@ -173,3 +175,9 @@ def chunk_monograph(monograph: Monograph, blocks: Mapping[str, QuarantineBlock],
                 **common,
             ))
     return records
+
+
+def records_sha256(chunks: Sequence[ChunkRecord]) -> str:
+    """The normalised corpus hash: sorted-key JSON of each record, one per line, in emission order."""
+    lines = [json.dumps(c.model_dump(mode="json"), sort_keys=True, ensure_ascii=False) for c in chunks]
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()

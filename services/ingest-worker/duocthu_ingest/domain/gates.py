@@ -23,7 +23,7 @@ from duocthu_ingest.domain.config import IngestConfig
 from duocthu_ingest.domain.ledger import CoverageLedger
 from duocthu_ingest.domain.model import Monograph, QuarantineBlock, Section
 from duocthu_ingest.domain.text import REPLACEMENT_CHAR, count_control, count_pua, ws_normalize
-from duocthu_runtime.text.reassembly import reassemble
+from duocthu_text.reassembly import reassemble
 
 #: Block lines at least this long (normalised) must not occur in any prose chunk of the same drug.
 LEAK_MIN_CHARS = 24

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from duocthu_runtime.text.vietnamese import fold, nfc, normalize_whitespace
+from duocthu_text.vietnamese import fold, nfc, normalize_whitespace
 
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _HEADING_TRIM = re.compile(r"[\s:.;,–—-]+$")

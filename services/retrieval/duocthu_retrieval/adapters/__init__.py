@@ -1,1 +1,1 @@
-"""Adapters at the edge of the stage."""
+"""Adapters of the retrieval stage: all its I/O (the vector store, the CORPUS stream, requests to a replica)."""

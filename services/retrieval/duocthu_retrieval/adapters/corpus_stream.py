@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
+from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
 from nats.js.errors import NotFoundError
@@ -21,7 +22,8 @@ from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusReleaseCompleted
 from duocthu_runtime.bus.subjects import subject_for_type
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
@@ -59,7 +61,7 @@ class CorpusStream:
                 if msg.metadata.sequence.stream >= end:
                     break
         finally:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(NatsError):
                 await sub.unsubscribe()
 
     async def batches(self, release_id: str) -> AsyncIterator[CorpusBatchEmbedded]:

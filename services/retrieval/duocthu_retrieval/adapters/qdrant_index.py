@@ -6,7 +6,10 @@ embedded default, opened by the retrieval process only) or a Qdrant server
 ledger, manifest sidecar, alias switch); reads serve the routes of the
 retrieval stage (whole-section scroll, dense / sparse / hybrid search with
 payload filters and score floors, phrase match on the normalised text).
-Every read goes through the live alias unless a collection is named.
+Every read goes through the live alias unless a collection is named.  It
+implements :class:`duocthu_retrieval.ports.VectorIndex`: every failure of the
+store (an HTTP error, a refused request, a missing collection in local mode)
+leaves it as :class:`IndexUnavailable`, and nothing else does.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import uuid
 import warnings
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
+import httpx
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
-from qdrant_client.http.exceptions import UnexpectedResponse
+from qdrant_client.http.exceptions import ApiException, UnexpectedResponse
 
 from duocthu_contracts.corpus import ChunkRecord, DrugCatalog, EmbeddedChunk, EmbeddingModel, ReleaseManifest
 from duocthu_contracts.corpus import SparseVector as SparseVec
@@ -45,22 +49,28 @@ from duocthu_retrieval.domain.points import (
 )
 from duocthu_retrieval.domain.release import BatchEntry
 from duocthu_retrieval.domain.search import ANY, ScoredChunk, SearchFilter, book_order
+from duocthu_retrieval.errors import IndexConflict, IndexUnavailable
+from duocthu_retrieval.ports import TextMatch
 from duocthu_retrieval.settings import IndexSettings
-from duocthu_runtime.text.vietnamese import has_diacritics
+from duocthu_runtime.errors import translating
+from duocthu_text.vietnamese import has_diacritics
 
 _SIDECAR_NS = uuid.UUID("5d1f2a8e-8f4b-5f7e-b7b1-2c7f0c3a9e41")
 _DISTANCES = {"Cosine": qm.Distance.COSINE, "Dot": qm.Distance.DOT, "Euclid": qm.Distance.EUCLID}
 _SCROLL_PAGE = 256
 
-TextMatch = Literal["phrase", "all_words"]
+#: What qdrant-client raises when the store fails: HTTP errors and refusals (server), ``ValueError`` for a
+#: missing collection or alias and ``RuntimeError`` for a closed client (local mode).
+_STORE_ERRORS = (ApiException, httpx.HTTPError, OSError, ValueError, RuntimeError)
 
 
-class IndexUnavailable(Exception):
-    """Qdrant cannot be reached or refused an operation (retrieval answers ``retrieval_unavailable``)."""
+
+def _unavailable(index: QdrantIndex, exc: BaseException) -> IndexUnavailable:
+    return IndexUnavailable(f"Qdrant at {index.where}: {type(exc).__name__}: {exc}")
 
 
-class IndexConflict(Exception):
-    """A collection exists with a different vector configuration than the release needs."""
+#: A port method: a store failure leaves it as :class:`IndexUnavailable` (the port's one error).
+_store_call = translating(_STORE_ERRORS, _unavailable)
 
 
 def _sidecar_id(key: str) -> str:
@@ -101,14 +111,17 @@ class QdrantIndex:
         return cls(client, alias=settings.index_alias, prefix=settings.index_collection_prefix,
                     upsert_batch=settings.index_upsert_batch, where=where)
 
+    @_store_call
     async def close(self) -> None:
         await self.client.close()
 
     # ------------------------------------------------------------------ collections and alias
 
+    @_store_call
     async def exists(self, collection: str) -> bool:
         return bool(await self.client.collection_exists(collection))
 
+    @_store_call
     async def live_collection(self) -> str | None:
         response = await self.client.get_aliases()
         for alias in response.aliases:
@@ -116,6 +129,7 @@ class QdrantIndex:
                 return str(alias.collection_name)
         return None
 
+    @_store_call
     async def ensure_release_collection(self, collection: str, model: EmbeddingModel) -> None:
         """Create the release collection and its sidecar if absent; verify them if present."""
         if await self.exists(collection):
@@ -151,6 +165,7 @@ class QdrantIndex:
             if not await self.exists(sidecar):
                 raise IndexUnavailable(f"cannot create sidecar {sidecar}: {exc}") from exc
 
+    @_store_call
     async def create_payload_indexes(self, collection: str) -> None:
         """The payload indexes of seed 003 §11.1 (no effect, but harmless, in local mode)."""
         fields: list[tuple[str, Any]] = [(name, qm.PayloadSchemaType.KEYWORD) for name in KEYWORD_INDEXES]
@@ -163,6 +178,7 @@ class QdrantIndex:
             for name, schema in fields:
                 await self.client.create_payload_index(collection, name, field_schema=schema, wait=True)
 
+    @_store_call
     async def switch_alias(self, collection: str) -> str | None:
         """Point the live alias at ``collection`` in one atomic request; returns the previous target."""
         previous = await self.live_collection()
@@ -174,10 +190,12 @@ class QdrantIndex:
         await self.client.update_collection_aliases(change_aliases_operations=operations)
         return previous
 
+    @_store_call
     async def release_collections(self) -> list[str]:
         response = await self.client.get_collections()
         return sorted(c.name for c in response.collections if is_release_collection(c.name, self.prefix))
 
+    @_store_call
     async def drop(self, collection: str, *, keep_sidecar: bool = False) -> None:
         await self.client.delete_collection(collection)
         if not keep_sidecar:
@@ -185,6 +203,7 @@ class QdrantIndex:
 
     # ------------------------------------------------------------------ writing points
 
+    @_store_call
     async def upsert_chunks(self, collection: str, release_id: str, chunks: Sequence[EmbeddedChunk]) -> None:
         points = []
         for item in chunks:
@@ -196,6 +215,7 @@ class QdrantIndex:
         for start in range(0, len(points), self.upsert_batch):
             await self.client.upsert(collection, points=points[start:start + self.upsert_batch], wait=True)
 
+    @_store_call
     async def count(self, collection: str) -> int:
         return int((await self.client.count(collection, exact=True)).count)
 
@@ -212,6 +232,7 @@ class QdrantIndex:
         records = await self.client.retrieve(sidecar, ids=[_sidecar_id(key)], with_payload=True)
         return dict(records[0].payload or {}) if records else None
 
+    @_store_call
     async def record_batch(self, collection: str, entry: BatchEntry) -> None:
         payload = {
             "kind": "batch", "part_index": entry.part_index, "part_count": entry.part_count,
@@ -224,6 +245,7 @@ class QdrantIndex:
         }
         await self._sidecar_put(collection, f"batch/{entry.part_index}/{entry.batch_index}", payload)
 
+    @_store_call
     async def ledger(self, collection: str) -> list[BatchEntry]:
         sidecar = sidecar_name(collection)
         if not await self.exists(sidecar):
@@ -242,18 +264,22 @@ class QdrantIndex:
             ))
         return sorted(entries, key=lambda e: (e.part_index, e.batch_index))
 
+    @_store_call
     async def record_failure(self, collection: str, error: str) -> None:
         await self._ensure_sidecar(collection)
         await self._sidecar_put(collection, "failure", {"kind": "failure", "error": error, "at": _now()})
 
+    @_store_call
     async def failure(self, collection: str) -> str | None:
         payload = await self._sidecar_get(collection, "failure")
         return str(payload["error"]) if payload else None
 
+    @_store_call
     async def write_manifest(self, collection: str, manifest: ReleaseManifest) -> None:
         await self._sidecar_put(collection, "manifest", {"kind": "manifest", "manifest": manifest.model_dump(
             mode="json"), "indexed_at": _now()})
 
+    @_store_call
     async def manifest(self, collection: str) -> tuple[ReleaseManifest, str] | None:
         """The collection's manifest and when it was written, if the release passed its gates."""
         payload = await self._sidecar_get(collection, "manifest")
@@ -261,6 +287,7 @@ class QdrantIndex:
             return None
         return ReleaseManifest.model_validate(payload["manifest"]), str(payload.get("indexed_at", ""))
 
+    @_store_call
     async def live_manifest(self) -> ReleaseManifest | None:
         collection = await self.live_collection()
         if collection is None:
@@ -268,28 +295,26 @@ class QdrantIndex:
         found = await self.manifest(collection)
         return found[0] if found else None
 
-    async def mark_published(self, collection: str) -> None:
-        await self._sidecar_put(collection, "published", {"kind": "published", "at": _now()})
-
-    async def published(self, collection: str) -> bool:
-        return await self._sidecar_get(collection, "published") is not None
-
     # ------------------------------------------------------------------ reading chunks (routes)
 
+    @_store_call
     async def scroll(self, flt: SearchFilter, *, collection: str | None = None,
                      limit: int | None = None) -> list[ChunkRecord]:
         """Every chunk matching ``flt`` (paged), in book order; ``limit`` bounds the number read."""
         payloads = await self._scroll_payloads(collection or self.alias, to_filter(flt), limit=limit)
         return book_order([chunk_from_payload(p) for p in payloads])
 
+    @_store_call
     async def scroll_section(self, drug_id: str, section_key: SectionKey) -> list[ChunkRecord]:
         """Route A: the whole section, every part, sorted by ``part_index`` — never top-k."""
         return await self.scroll(SearchFilter(drug_ids=(drug_id,), section_keys=(section_key,)))
 
+    @_store_call
     async def scroll_drug(self, drug_id: str, section_keys: Sequence[SectionKey] = ()) -> list[ChunkRecord]:
         """A monograph's chunks (optionally some sections only), sections in book order."""
         return await self.scroll(SearchFilter(drug_ids=(drug_id,), section_keys=tuple(section_keys)))
 
+    @_store_call
     async def dense_search(self, vector: Sequence[float], flt: SearchFilter = ANY, *, limit: int = 10,
                            min_score: float | None = None) -> list[ScoredChunk]:
         response = await self.client.query_points(
@@ -298,6 +323,7 @@ class QdrantIndex:
         )
         return _scored(response.points)
 
+    @_store_call
     async def sparse_search(self, sparse: SparseVec, flt: SearchFilter = ANY, *, limit: int = 10,
                             min_score: float | None = None) -> list[ScoredChunk]:
         """Lexical search (BM25 weights × Qdrant IDF) in the term family of the query (see ``query_sparse``)."""
@@ -311,6 +337,7 @@ class QdrantIndex:
         )
         return _scored(response.points)
 
+    @_store_call
     async def hybrid_search(self, vector: Sequence[float], sparse: SparseVec, flt: SearchFilter = ANY,
                             *, limit: int = 10, candidates: int = 50, min_dense_score: float | None = None,
                             min_sparse_score: float | None = None) -> list[ScoredChunk]:
@@ -329,6 +356,7 @@ class QdrantIndex:
         )
         return _scored(response.points)
 
+    @_store_call
     async def text_match(self, text: str, flt: SearchFilter = ANY, *, match: TextMatch = "phrase",
                          folded: bool | None = None, limit: int | None = None) -> list[ChunkRecord]:
         """Chunks whose text contains ``text`` as a contiguous phrase (or all its words, any order).

@@ -1,1 +1,1 @@
-"""Pure domain logic of the stage: no I/O."""
+"""Pure domain logic of the retrieval stage (routing, the evidence policy, release rules): no I/O."""

@@ -16,7 +16,7 @@ from duocthu_contracts.corpus import ChunkRecord
 from duocthu_contracts.evidence import CandidateAssessment, CandidateStatus, SafetyAspect, SafetyFinding
 from duocthu_contracts.frame import PatientContext
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 
 MAX_DRUGS = 8
 MAX_CHUNKS_PER_DRUG = 2

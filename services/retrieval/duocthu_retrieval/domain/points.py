@@ -14,8 +14,8 @@ import uuid
 from typing import Any
 
 from duocthu_contracts.corpus import ChunkRecord, SparseVector
-from duocthu_runtime.embedding.sparse import is_folded
-from duocthu_runtime.text.vietnamese import casefold_keep_marks, fold, normalize_whitespace
+from duocthu_text.sparse import is_folded
+from duocthu_text.vietnamese import casefold_keep_marks, fold, normalize_whitespace
 
 POINT_NAMESPACE = uuid.UUID("0b7c7d55-3f0e-5d0c-9a59-6475f3b1c0de")
 

@@ -17,10 +17,7 @@ from dataclasses import dataclass, field
 
 from duocthu_contracts.corpus import Alias, CatalogEntry, DrugCatalog, EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbeddedPayload
-
-
-class ReleaseRejected(Exception):
-    """The release's batches are malformed or contradict each other: it can never go live."""
+from duocthu_retrieval.errors import ReleaseRejected
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from duocthu_contracts.evidence import Route
 from duocthu_contracts.frame import ConditionRelation, QueryFrame, TurnType
 from duocthu_contracts.sections import SectionKey
+from duocthu_retrieval.errors import NotRoutable
 
 #: What a bare drug name is answered with (seed 003 §13.2): what it is, what it is for, when not to use it.
 OVERVIEW_SECTIONS: tuple[SectionKey, ...] = (
@@ -26,10 +27,6 @@ RELATION_SECTION: dict[ConditionRelation, SectionKey] = {
     ConditionRelation.CONTRAINDICATED: SectionKey.CHONG_CHI_DINH,
     ConditionRelation.CAUSES: SectionKey.TAC_DUNG_KHONG_MONG_MUON,
 }
-
-
-class NotRoutable(ValueError):
-    """The frame names nothing retrieval can look up (no drug and no condition)."""
 
 
 @dataclass(frozen=True)

@@ -1,1 +1,1 @@
-"""Adapters at the edge of the stage."""
+"""Adapters of the understanding stage: the live catalog from the corpus stream, the model drug picker."""

@@ -1,1 +1,1 @@
-"""Pure domain logic of the stage: no I/O."""
+"""Pure domain logic of the understanding stage (cues, drug matching, patient facts, the frame builder): no I/O."""

@@ -17,7 +17,7 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.frame import ConditionRelation, DrugRef, MatchKind, PatientContext, QueryFrame, TurnType
 from duocthu_contracts.messages import HistoryTurn
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.text.vietnamese import casefold_keep_marks, fold, nfc, normalize_whitespace
+from duocthu_text.vietnamese import casefold_keep_marks, fold, nfc, normalize_whitespace
 from duocthu_understanding.domain import cues, patient
 from duocthu_understanding.domain.matcher import DrugMatcher, Match
 
@@ -114,7 +114,12 @@ def _end(frame: QueryFrame, decision: Decision, reason: Reason, message: str = "
 
 
 def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
-               conversation: Conversation | None = None) -> Outcome:
+               conversation: Conversation | None = None, *, chosen: Sequence[str] = ()) -> Outcome:
+    """The frame of ``question``; ``chosen``: drug ids picked outside its words (the optional model step).
+
+    A chosen drug stands where the question names none, exactly as if its
+    catalog name had been typed; everything else is read from the question.
+    """
     conversation = conversation or Conversation()
     text = normalize_whitespace(nfc(question))
     folded = fold(text)
@@ -128,6 +133,7 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
         return _end(base, Decision.ABSTAIN, Reason.OUT_OF_SCOPE)
 
     matches, unknown = matcher.find(text)
+    picked = [matcher.named(drug_id) for drug_id in chosen]
     med_span = patient.medication_span(text)
     current = [m for m in matches if med_span and med_span[0] <= _char_start(text, m) < med_span[1]]
     context = patient.extract(text, [m.ref for m in current])
@@ -140,7 +146,7 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
     if in_meds:
         context = context.model_copy(update={"unresolved_medications": in_meds})
 
-    if not matches and cues.SMALLTALK.search(folded):
+    if not matches and not picked and cues.SMALLTALK.search(folded):
         return _end(base.model_copy(update={"turn_type": TurnType.SMALLTALK}), Decision.ABSTAIN, Reason.SMALLTALK)
     if cues.REVERSE_RELATION.search(folded):
         return _end(base.model_copy(update={"turn_type": TurnType.CONDITION_RELATION,
@@ -150,10 +156,10 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
     section = _section(folded)
     route = _route(folded) if section is SectionKey.LIEU_LUONG_VA_CACH_DUNG else None
     population = _population(folded)
-    drugs = [m.ref for m in asked]
+    drugs = [m.ref for m in asked] or picked
     last = conversation.last_frame
     # an answer to our own clarifying question ("Trẻ 4 tuổi") continues that question
-    answering = last is not None and last.needs_clarify and not matches
+    answering = last is not None and last.needs_clarify and not matches and not picked
     follow_up = (bool(cues.FOLLOW_UP.search(folded)) or answering) and not cues.NEW_CASE.search(folded)
     depends = False
     if not drugs and last is not None and last.drugs and (follow_up or (section and not unknown)):

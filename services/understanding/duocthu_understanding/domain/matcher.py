@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from duocthu_contracts.corpus import AliasKind, DrugCatalog
 from duocthu_contracts.frame import DrugRef, MatchKind
-from duocthu_runtime.text.vietnamese import casefold_keep_marks, fold
+from duocthu_text.vietnamese import casefold_keep_marks, fold
 
 _WORD_RE = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 #: Vietnamese syllable shape (folded): onset, nucleus, coda.  A word outside it may be a foreign drug name.
@@ -153,3 +153,9 @@ class DrugMatcher:
 
     def refs(self, matches: Sequence[Match]) -> list[DrugRef]:
         return [m.ref for m in matches]
+
+    def named(self, drug_id: str) -> DrugRef:
+        """``drug_id`` as if its catalog name had been typed (a choice made outside the question's words)."""
+        name = self.names[drug_id]
+        return DrugRef(drug_id=drug_id, drug_name=name, matched_text=" ".join(syllable_words(name)),
+                       match_kind=MatchKind.EXACT)

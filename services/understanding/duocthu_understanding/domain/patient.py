@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from duocthu_contracts.frame import DrugRef, LabValue, PatientContext
-from duocthu_runtime.text.vietnamese import casefold_keep_marks, fold
+from duocthu_text.vietnamese import casefold_keep_marks, fold
 
 _NUM = r"(\d+(?:[.,]\d+)?)"
 _AGE_YEARS = re.compile(rf"\b{_NUM}\s*tuoi\b")

@@ -1,1 +1,1 @@
-"""Adapters at the edge of the stage."""
+"""Adapters of the verifier stage: the entailment judge over a chat provider."""

@@ -2,6 +2,7 @@
 
 A temperature-0 model asked the same thing twice is a correlated retry, not an
 independent vote, so the judge runs exactly once per draft (seed 000).
+Implements :class:`duocthu_verifier.ports.EntailmentJudge`.
 """
 
 from __future__ import annotations
@@ -12,16 +13,9 @@ from collections.abc import Sequence
 from duocthu_contracts.answer import CheckRecord, Claim
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence
+from duocthu_providers.errors import BudgetExhausted, LLMError, MalformedResponse
+from duocthu_providers.llm.port import ChatMessage, ChatProvider, ChatRequest, TurnBudget
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.llm.port import (
-    BudgetExhausted,
-    ChatMessage,
-    ChatProvider,
-    ChatRequest,
-    LLMError,
-    MalformedResponse,
-    TurnBudget,
-)
 from duocthu_verifier.domain.judge_prompt import (
     SYSTEM,
     JudgeOutputError,

@@ -28,17 +28,27 @@ from duocthu_contracts.messages import (
 )
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.subjects import subject_for_type
-from duocthu_runtime.bus.versioning import MessageRejected, decode
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability.logging import get_logger
-from duocthu_verifier.domain.terms import TermCounter, TermStatistics
+from duocthu_verifier.domain.terms import Background, TermContext, TermCounter, TermStatistics
 
 log = get_logger(__name__)
 
 
 class LiveTermStatistics:
-    def __init__(self, current: TermStatistics | None = None) -> None:
+    """Implements :class:`duocthu_verifier.ports.ReleaseTerms`: the statistics of the live release, with the
+    everyday-word frequencies the composition root hands in."""
+
+    def __init__(self, current: TermStatistics | None = None, *, background: Background | None = None,
+                 background_id: str = "") -> None:
         self.current = current
+        self.background = background
+        self.background_id = background_id
         self._counting: dict[str, TermCounter] = {}
+
+    def context(self) -> TermContext:
+        return TermContext(self.current, self.background, self.background_id)
 
     def on_batch(self, batch: CorpusBatchEmbeddedPayload) -> None:
         counter = self._counting.setdefault(batch.release_id, TermCounter())

@@ -6,13 +6,7 @@ from collections.abc import Sequence
 
 from duocthu_contracts.answer import AnswerBlock, BlockKindUI, Claim
 from duocthu_contracts.evidence import Evidence
-from duocthu_contracts.sections import SECTION_HEADINGS, SectionKey
-
-WARNING_SECTIONS = frozenset({
-    SectionKey.CHONG_CHI_DINH, SectionKey.THAN_TRONG, SectionKey.TAC_DUNG_KHONG_MONG_MUON,
-    SectionKey.TUONG_TAC_THUOC, SectionKey.QUA_LIEU_VA_XU_TRI, SectionKey.THOI_KY_MANG_THAI,
-    SectionKey.THOI_KY_CHO_CON_BU, SectionKey.TUONG_KY,
-})
+from duocthu_contracts.sections import SECTION_HEADINGS, WARNING_SECTIONS, SectionKey
 
 
 def kind_of(section: SectionKey) -> BlockKindUI:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from duocthu_contracts.answer import CheckOutcome, CheckRecord, Claim, Draft, TermBasis
 from duocthu_contracts.decisions import Reason
@@ -27,7 +27,7 @@ from duocthu_verifier.domain.binding import Binding, bind, verbatim
 from duocthu_verifier.domain.numbers import ungrounded
 from duocthu_verifier.domain.phrases import unsupported
 from duocthu_verifier.domain.rendering import has_content, render, split_segments
-from duocthu_verifier.domain.terms import Background, TermStatistics, new_specific_terms, terms
+from duocthu_verifier.domain.terms import TermContext, new_specific_terms, terms
 from duocthu_verifier.domain.text import strip_markers
 
 #: Ranking language: "indicated for" never proves "preferred" (seed 000, rule 10).
@@ -53,11 +53,8 @@ class DraftUnderCheck:
     list_mode: bool = False
     candidate_drug_ids: Sequence[str] = ()
     rendered_answer: str | None = None
-    #: The live release's term statistics (``None``: every new term counts as specific).
-    terms: TermStatistics | None = None
-    #: General-language word frequency and its identity (``None``: no word is exempt as an everyday word).
-    background: Background | None = None
-    background_id: str = ""
+    #: The live release's term statistics and everyday-word frequencies (absent: every new term is specific).
+    terms: TermContext = field(default_factory=TermContext)
 
 
 def inputs_hash(*parts: object) -> str:
@@ -232,15 +229,16 @@ def check_terms(subject: DraftUnderCheck) -> list[CheckRecord]:
     the check from the record alone and an auditor can compare the digest
     with the release.
     """
-    stats = subject.terms
+    stats = subject.terms.statistics
+    background = subject.terms.background
     records = []
     for i, claim in enumerate(subject.draft.claims):
         blocks = cited(subject, claim)
-        finding = new_specific_terms(strip_markers(claim.text), evidence_terms(blocks), stats, subject.background)
+        finding = new_specific_terms(strip_markers(claim.text), evidence_terms(blocks), stats, background)
         basis = TermBasis(
             release_id=stats.release_id if stats else None, statistics_sha256=stats.sha256 if stats else "",
             documents=stats.documents if stats else 0, specific_limit=stats.specific_limit() if stats else 0,
-            document_frequency=finding.consulted, background=subject.background_id if subject.background else "",
+            document_frequency=finding.consulted, background=subject.terms.background_id if background else "",
             general_zipf=finding.everyday,
         )
         digest = inputs_hash("terms", claim.text, claim.label, _cited_texts(blocks),

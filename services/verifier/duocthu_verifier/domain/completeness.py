@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from duocthu_contracts.answer import Claim, MissingEvidence
 from duocthu_contracts.evidence import Evidence
-from duocthu_runtime.text.vietnamese import syllables
+from duocthu_text.vietnamese import syllables
 from duocthu_verifier.domain.numbers import numeric_tokens
 from duocthu_verifier.domain.text import lowered
 

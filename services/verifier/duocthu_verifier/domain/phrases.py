@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from duocthu_runtime.text.vietnamese import fold
+from duocthu_text.vietnamese import fold
 from duocthu_verifier.domain.text import lowered
 
 

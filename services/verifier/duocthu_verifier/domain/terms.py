@@ -130,6 +130,19 @@ def build_statistics(release_id: str | None, texts: Iterable[str]) -> TermStatis
 
 
 @dataclass(frozen=True)
+class TermContext:
+    """What the specific-term check consults: the live release's statistics and everyday-word frequencies.
+
+    Both may be absent (no release counted yet; no background list): the
+    check then reads every new term as specific — fail closed.
+    """
+
+    statistics: TermStatistics | None = None
+    background: Background | None = None
+    background_id: str = ""
+
+
+@dataclass(frozen=True)
 class TermFinding:
     """The specific terms a claim brings in, and the frequencies consulted to decide it."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from duocthu_runtime.text.vietnamese import nfc, normalize_whitespace
+from duocthu_text.vietnamese import nfc, normalize_whitespace
 
 _MARKER_RE = re.compile(r"\s*\[\d+\]")
 

@@ -1,1 +1,0 @@
-"""Embedding providers, the content-addressed cache, and the Vietnamese sparse encoder."""

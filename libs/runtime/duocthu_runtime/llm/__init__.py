@@ -1,1 +1,0 @@
-"""Chat-model providers (Bedrock Converse, OpenAI-compatible) shared by the stages that call a model."""

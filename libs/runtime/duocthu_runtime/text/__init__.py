@@ -1,1 +1,0 @@
-"""Vietnamese text analysis shared by every stage that matches or indexes text."""

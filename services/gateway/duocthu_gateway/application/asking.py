@@ -1,0 +1,68 @@
+"""One question, one turn: the conversation's state out with ``turn.requested``, the verified result back.
+
+The gateway holds the HTTP request until the completion for its turn arrives
+or the deadline passes; then it answers ``abstain`` /
+``request_budget_exhausted`` rather than anything unverified.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from duocthu_contracts.decisions import Reason
+from duocthu_contracts.http import RagQueryRequest, RagQueryResponse
+from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
+from duocthu_gateway import metrics
+from duocthu_gateway.application.conversations import Conversations
+from duocthu_gateway.domain.responses import abstain, render
+from duocthu_gateway.errors import TurnNotPublished
+from duocthu_gateway.ports import TurnExchange
+from duocthu_runtime.bus.envelope import new_turn, utcnow
+from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime.observability.tracing import current_traceparent, span, trace_id_hex
+
+log = get_logger(__name__)
+
+
+class Asking:
+    def __init__(self, turns: TurnExchange, conversations: Conversations, *, origin: str, deadline_s: float,
+                 llm_calls: int) -> None:
+        self.turns = turns
+        self.conversations = conversations
+        self.origin = origin
+        self.deadline_s = deadline_s
+        self.llm_calls = llm_calls
+
+    async def ask(self, body: RagQueryRequest, correlation_id: str,
+                  on_turn: Callable[[TurnRequested], None] | None = None) -> RagQueryResponse:
+        """One turn; ``on_turn`` sees the turn before it is published (the SSE stream watches its progress)."""
+        started = time.perf_counter()
+        with span("gateway query", mode=body.response_mode) as current:
+            otel_trace_id = trace_id_hex(current)
+            state = await self.conversations.state(body.conversation_id)
+            payload = TurnRequestedPayload(
+                query=body.query, conversation_id=body.conversation_id, response_mode=body.response_mode,
+                history=state.history, last_frame=state.last_frame, clarify_streak=state.clarify_streak,
+            )
+            turn = new_turn(TurnRequested, payload, origin=self.origin, deadline_s=self.deadline_s,
+                            llm_calls=self.llm_calls, correlation_id=correlation_id,
+                            traceparent=current_traceparent())
+            if on_turn is not None:
+                on_turn(turn)
+            completed: TurnCompleted | None = None
+            reason = Reason.REQUEST_BUDGET_EXHAUSTED
+            try:
+                completed = await self.turns.submit(turn, (turn.deadline - utcnow()).total_seconds())
+            except TurnNotPublished:
+                log.exception("turn_publish_failed", turn_id=turn.turn_id)
+                reason = Reason.INTERNAL_ERROR
+            if completed is None:
+                response = abstain(trace_id=turn.turn_id, correlation_id=correlation_id, reason=reason,
+                                   conversation_id=body.conversation_id, otel_trace_id=otel_trace_id)
+            else:
+                response = render(completed, otel_trace_id=otel_trace_id)
+        await self.conversations.record(response, completed, body.query)
+        metrics.REQUEST_LATENCY.labels(response.decision).observe(time.perf_counter() - started)
+        metrics.RESPONSES.labels(response.decision, response.reason).inc()
+        return response

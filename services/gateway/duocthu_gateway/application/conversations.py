@@ -1,0 +1,62 @@
+"""Conversation state around a turn, fail-open: the store never decides whether a user gets an answer.
+
+Before a turn: the recent history, the last normalized frame and the clarify
+streak go out with ``turn.requested`` (a read failure sends none and counts).
+After it: the turn is written as history and retrieval trace (a write
+failure still returns the answer and counts).  The history and feedback
+endpoints, by contrast, report a store failure (503 with its reason).
+"""
+
+from __future__ import annotations
+
+from duocthu_contracts.http import FeedbackAccepted, FeedbackRequest, HistoryEntry, HistoryResponse, RagQueryResponse
+from duocthu_contracts.messages import TurnCompleted
+from duocthu_gateway import metrics
+from duocthu_gateway.domain.conversation import NO_CONVERSATION, ConversationState, turn_record
+from duocthu_gateway.errors import StoreUnavailable
+from duocthu_gateway.ports import TurnStore
+from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime.observability.logging import get_logger
+
+log = get_logger(__name__)
+
+
+class Conversations:
+    def __init__(self, store: TurnStore, history_turns: int) -> None:
+        self.store = store
+        self.history_turns = history_turns
+
+    async def state(self, conversation_id: str | None) -> ConversationState:
+        if not conversation_id:
+            return NO_CONVERSATION
+        try:
+            return await self.store.conversation(conversation_id, self.history_turns)
+        except StoreUnavailable:
+            metrics.HISTORY_READ_FAILURES.inc()
+            log.exception("history_read_failed", conversation_id=conversation_id)
+            return NO_CONVERSATION
+
+    async def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str) -> None:
+        try:
+            await self.store.record_turn(turn_record(response, completed, query, utcnow()))
+        except StoreUnavailable:
+            metrics.TRACE_WRITE_FAILURES.inc()
+            log.exception("trace_write_failed", turn_id=response.trace_id)
+
+    async def history(self, conversation_id: str, limit: int) -> HistoryResponse:
+        """A conversation's turns, oldest first; raises :class:`StoreUnavailable`."""
+        try:
+            turns = await self.store.recent(conversation_id, limit)
+        except StoreUnavailable:
+            metrics.HISTORY_READ_FAILURES.inc()
+            raise
+        return HistoryResponse(conversation_id=conversation_id, turns=[
+            HistoryEntry(trace_id=t.turn_id, query=t.query, decision=t.decision, reason=t.reason,
+                         resolved_drug_ids=t.resolved_drug_ids, at=t.at) for t in turns])
+
+    async def feedback(self, body: FeedbackRequest) -> FeedbackAccepted | None:
+        """Feedback on a turn this store knows (``None``: no such turn); raises :class:`StoreUnavailable`."""
+        if not await self.store.has_turn(body.trace_id):
+            return None
+        await self.store.add_feedback(body.trace_id, body.helpful, body.comment)
+        return FeedbackAccepted(trace_id=body.trace_id)

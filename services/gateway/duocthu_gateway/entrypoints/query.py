@@ -1,0 +1,50 @@
+"""Asking: ``POST /v1/rag/query`` (the verified result) and ``POST /v1/rag/query/stream`` (status lines, then it)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from duocthu_contracts.http import RagQueryRequest, RagQueryResponse
+from duocthu_gateway import metrics
+from duocthu_gateway.entrypoints.deps import Gateway, GatewayDep
+from duocthu_gateway.entrypoints.errors import error_response, request_trace_id
+from duocthu_gateway.entrypoints.streaming import stream_turn
+
+router = APIRouter()
+
+
+async def rate_limited(request: Request, gateway: Gateway, correlation_id: str) -> JSONResponse | None:
+    """The refusal when this client is over its limit (counted across every gateway replica), else ``None``."""
+    client = request.headers.get("x-forwarded-for", request.client.host if request.client else "unknown")
+    decision = await gateway.limiter.check(client.split(",")[0].strip())
+    if decision.allowed:
+        return None
+    metrics.RATE_LIMITED.inc()
+    return error_response(request, 429, "rate_limited",
+                          f"quá {decision.limit} câu hỏi mỗi {decision.window_s} giây; thử lại sau "
+                          f"{decision.retry_after_s} giây",
+                          headers={"Retry-After": str(decision.retry_after_s)}, trace_id=correlation_id)
+
+
+@router.post("/v1/rag/query", response_model=RagQueryResponse)
+async def query(body: RagQueryRequest, request: Request, response: Response,
+                gateway: GatewayDep) -> RagQueryResponse | JSONResponse:
+    correlation_id = request_trace_id(request)
+    if (limited := await rate_limited(request, gateway, correlation_id)) is not None:
+        return limited
+    result = await gateway.asking.ask(body, correlation_id)
+    response.headers["X-Correlation-ID"] = result.correlation_id
+    response.headers["X-Trace-ID"] = result.trace_id
+    return result
+
+
+@router.post("/v1/rag/query/stream", response_model=None)
+async def query_stream(body: RagQueryRequest, request: Request,
+                       gateway: GatewayDep) -> StreamingResponse | JSONResponse:
+    """Server-sent events: one status line per stage as it starts, then the verified result (never a draft)."""
+    correlation_id = request_trace_id(request)
+    if (limited := await rate_limited(request, gateway, correlation_id)) is not None:
+        return limited
+    return StreamingResponse(stream_turn(gateway.asking, gateway.turns, body, correlation_id),
+                             media_type="text/event-stream")

@@ -1,0 +1,1 @@
+"""Entry points of the generation stage: its bus handlers."""

@@ -1,0 +1,78 @@
+"""Ingest jobs through a running stack: publish the jobs of one release, wait for their results and the release.
+
+Used by ``duocthu ingest`` when a stack runs (the job goes to an ingest
+worker like any other) and by ``duocthu up`` for the sample corpus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TypeVar
+
+from duocthu_contracts.envelope import Message
+from duocthu_contracts.messages import (
+    CorpusReleaseCompleted,
+    IngestJobRequested,
+    IngestJobRequestedPayload,
+    IngestJobResult,
+)
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import new_message
+from duocthu_runtime.settings import RuntimeSettings
+
+CLIENT = "duocthu-ingest-cli"
+M = TypeVar("M", bound=Message)
+
+
+async def _first(queue: asyncio.Queue[M], accept: Callable[[M], bool], deadline: float) -> M:
+    """The first message on ``queue`` that ``accept``s, before the loop time ``deadline`` (else TimeoutError)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        message = await asyncio.wait_for(queue.get(), timeout=max(0.1, deadline - loop.time()))
+        if accept(message):
+            return message
+
+
+async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: float, wait_release: bool,
+                 correlation_id: str | None = None) -> tuple[IngestJobResult, CorpusReleaseCompleted | None]:
+    """Publish one job; its result, and (``wait_release`` and embedded) its release's completion.
+
+    Raises ``TimeoutError`` when they do not arrive within ``timeout_s``.
+    """
+    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
+    await bus.connect()
+    try:
+        async with bus.follow(IngestJobResult) as results, bus.follow(CorpusReleaseCompleted) as releases:
+            await bus.publish(new_message(IngestJobRequested, payload, correlation_id=correlation_id or f"cli:{payload.job_id}"))
+            deadline = asyncio.get_running_loop().time() + timeout_s
+            result = await _first(results, lambda r: r.payload.job_id == payload.job_id, deadline)
+            release: CorpusReleaseCompleted | None = None
+            if wait_release and result.payload.status == "embedded":
+                release = await _first(releases, lambda r: r.payload.release_id == payload.release_id, deadline)
+            return result, release
+    finally:
+        await bus.stop()
+
+
+async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> CorpusReleaseCompleted:
+    """The completion of ``release_id`` (already announced or still to come)."""
+    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
+    await bus.connect()
+    try:
+        async with bus.follow(CorpusReleaseCompleted, since="all") as releases:
+            deadline = asyncio.get_running_loop().time() + timeout_s
+            return await _first(releases, lambda r: r.payload.release_id == release_id, deadline)
+    finally:
+        await bus.stop()
+
+
+async def submit_all(nats_url: str, jobs: list[IngestJobRequestedPayload], timeout_s: float,
+                     wait_release: bool) -> tuple[list[IngestJobResult], CorpusReleaseCompleted | None]:
+    """Publish the part jobs of one release (replicas share them) and wait for every result and the release."""
+    results = await asyncio.gather(*(submit(nats_url, job, timeout_s, wait_release=False) for job in jobs))
+    outcomes = [r for r, _ in results]
+    release = None
+    if wait_release and all(r.payload.status == "embedded" for r in outcomes):
+        release = await wait_for_release(nats_url, jobs[0].release_id, timeout_s)
+    return outcomes, release

@@ -1,0 +1,1 @@
+"""Entry points of the understanding stage: its bus handler."""

@@ -1,0 +1,1 @@
+"""Entry points of the verifier stage: its bus handler."""
