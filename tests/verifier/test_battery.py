@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -64,7 +64,6 @@ class Case:
     judge: list[str | Exception] | None = None  # None: no judge configured
     list_mode: bool = False
     candidates: list[str] = field(default_factory=list)
-    rendered: str | None = None
     judge_delay_s: float = 0.0
     calls_left: int = 8
     generated: bool = True
@@ -111,10 +110,10 @@ CASES: list[Case] = [
     Case("citation index out of range", [c(ADULT, 3)], [PARA_DOSE], Reason.INVALID_CITATION),
     Case("citation index zero", [c(ADULT, 0)], [PARA_DOSE], Reason.MALFORMED_OUTPUT),
     Case("missing citation", [c(ADULT)], [PARA_DOSE], Reason.UNCITED_CLAIM),
-    Case("uncited trailing sentence in rendered answer", [c(ADULT, 1)], [PARA_DOSE], Reason.UNCITED_CLAIM,
-         rendered=f"{ADULT} [1] Thuốc này rất an toàn cho mọi người."),
-    Case("marker out of range in rendered answer", [c(ADULT, 1)], [PARA_DOSE], Reason.INVALID_CITATION,
-         rendered=f"{ADULT} [7]"),
+    Case("uncited sentence after a marker written into the claim text", [c(ADULT, 1),
+         c(f"{ADULT} [1] Thuốc này rất an toàn cho mọi người.")], [PARA_DOSE], Reason.UNCITED_CLAIM),
+    Case("out-of-range marker written into the claim text", [c(f"{ADULT} [7]", 1)], [PARA_DOSE],
+         Reason.INVALID_CITATION),
     Case("uncited second claim", [c(ADULT, 1), c("Cần hỏi ý kiến bác sĩ.")], [PARA_DOSE], Reason.UNCITED_CLAIM),
     # --- schema
     Case("no claims", [], [PARA_DOSE], Reason.MALFORMED_OUTPUT),
@@ -216,13 +215,12 @@ QUESTION = "câu hỏi kiểm tra"
 
 
 def _subject(case: Case) -> DraftUnderCheck:
-    """The draft as the verifier reads it; ``rendered`` replaces the answer string it renders from the claims."""
-    subject = subject_of(AnswerDraftedPayload(
+    """The draft as the verifier reads it."""
+    return subject_of(AnswerDraftedPayload(
         query=QUESTION, frame=QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE), route=Route.A_SECTION,
         evidence=case.evidence, list_mode=case.list_mode, candidate_drug_ids=case.candidates,
         plan=AnswerPlan(), draft=Draft(claims=case.claims, generated=case.generated),
     ), sample_terms())
-    return replace(subject, rendered_answer=case.rendered) if case.rendered is not None else subject
 
 
 def test_battery_is_large_enough() -> None:

@@ -18,12 +18,12 @@ from duocthu_providers.llm.port import ChatMessage, ChatProvider, ChatRequest, T
 from duocthu_runtime.bus.envelope import utcnow
 from duocthu_verifier.domain.judge_prompt import (
     SYSTEM,
-    JudgeOutputError,
     JudgeResult,
     build_user_message,
     parse_judge_output,
 )
 from duocthu_verifier.domain.verdict import judge_not_run
+from duocthu_verifier.errors import JudgeOutputError
 
 
 class Judge:

@@ -52,7 +52,6 @@ class DraftUnderCheck:
     evidence: Sequence[Evidence]
     list_mode: bool = False
     candidate_drug_ids: Sequence[str] = ()
-    rendered_answer: str | None = None
     #: The live release's term statistics and everyday-word frequencies (absent: every new term is specific).
     terms: TermContext = field(default_factory=TermContext)
 
@@ -135,7 +134,7 @@ def check_citations(subject: DraftUnderCheck) -> list[CheckRecord]:
         else:
             failure, detail = None, ""
         records.append(_record("citations", failure, detail, inputs_hash("citations", claim.citations, n), i))
-    answer = subject.rendered_answer if subject.rendered_answer is not None else render(list(subject.draft.claims))
+    answer = render(list(subject.draft.claims))
     segments = split_segments(answer)
     for segment in segments:
         if not segment.citations and has_content(segment.text):
