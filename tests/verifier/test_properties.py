@@ -133,3 +133,18 @@ def test_a_dose_given_to_a_population_its_block_never_names_is_never_accepted(
     assume(not all(re.search(rf"\b{re.escape(w)}\b", fold(block.text)) for w in words))
     body = sentence.split(":", 1)[1].strip() if ":" in sentence[:90] else sentence
     assert not _yes_verdict(Claim(text=f"{population}: {body}", citations=[1]), block, lying_judge)
+
+
+def test_a_verbatim_text_cut_inside_a_unit_or_a_number_is_not_verbatim(lying_judge: EntailmentJudge) -> None:
+    """Found by the property above: ``… không quá 1,2 g`` cut from ``… không quá 1,2 g/ngày``."""
+    block = make_evidence("ibuprofen", "lieu_luong_va_cach_dung")
+    whole = "Người lớn và trẻ em từ 12 tuổi (giảm đau, hạ sốt): 200 – 400 mg/lần, cách nhau 4 – 6 giờ khi cần"
+    assert whole in block.text
+    assert _yes_verdict(Claim(text=whole, citations=[1]), block, lying_judge)
+    for cut in (f"{whole}; tự điều trị không quá 1,2 g",     # per day dropped
+                "Người lớn và trẻ em từ 12 tuổi (giảm đau, hạ sốt): 200 – 400 mg",  # per dose dropped
+                "Trẻ em (viêm khớp tự phát thiếu niên): 30 – 40 mg/kg",  # per day dropped
+                "Suy thận: Suy thận nhẹ đến vừa dùng liều thấp nhất, theo dõi chức năng thận; "
+                "chống chỉ định khi Clcr dưới 3"):  # a number cut
+        assert cut.replace(" ", "") in block.text.replace(" ", "")
+        assert not _yes_verdict(Claim(text=cut, citations=[1]), block, lying_judge), cut

@@ -8,6 +8,7 @@ NATS.
 from __future__ import annotations
 
 import contextlib
+import random
 import shutil
 import socket
 import subprocess
@@ -34,11 +35,49 @@ def find_binary() -> str:
     )
 
 
+#: Ports this process has already handed out; a child may not have bound its port yet.
+_HANDED_OUT: set[int] = set()
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text(encoding="ascii").split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def free_port() -> int:
+    """A port a child process can listen on a moment later.
+
+    Chosen outside the kernel's ephemeral range: a port picked by binding port 0
+    comes from that range, and any outgoing connection (a service dialling NATS
+    or PostgreSQL) may take it before the child binds it, which made a gateway
+    fail to start with "address already in use". A port is never handed out
+    twice by one process.
+    """
+    low, high = _ephemeral_range()
+    candidates = range(20000, low) if low > 21000 else range(high + 1, 65536)
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.choice(candidates)
+        if port not in _HANDED_OUT and _bindable(port):
+            _HANDED_OUT.add(port)
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        fallback: int = sock.getsockname()[1]
+    _HANDED_OUT.add(fallback)
+    return fallback
 
 
 def discover_running(store_dir: Path, timeout_s: float = 0.5) -> str | None:

@@ -66,11 +66,30 @@ def _occurrence_scopes(text: str, evidence: Sequence[Evidence], citations: Seque
             joined = f"{joined} {normalized(para.text)}" if joined else normalized(para.text)
         at = joined.find(text)
         while at >= 0:
+            if not _whole_tokens(joined, at, at + len(text)):
+                at = joined.find(text, at + 1)
+                continue
             holder = max((i for i, s in enumerate(starts) if s <= at), default=0)
             para = paras[holder]
             scopes.append((*para.scope, *([para.own_label] if para.own_label else [])))
             at = joined.find(text, at + 1)
     return scopes
+
+
+def _whole_tokens(joined: str, start: int, end: int) -> bool:
+    """The match neither starts nor ends inside a word, a number or a unit.
+
+    ``không quá 1,2 g`` is a substring of ``không quá 1,2 g/ngày`` but not the
+    book's words: cutting a unit, a decimal or a word changes what is said.
+    """
+    before = joined[start - 1] if start > 0 else " "
+    after = joined[end] if end < len(joined) else " "
+    following = joined[end + 1] if end + 1 < len(joined) else " "
+    preceding = joined[start - 2] if start > 1 else " "
+    first, last = joined[start], joined[end - 1]
+    if first.isalnum() and (before.isalnum() or before in "/°%" or (before in ",." and preceding.isdigit())):
+        return False
+    return not (last.isalnum() and (after.isalnum() or after in "/°%" or (after in ",." and following.isdigit())))
 
 
 def verbatim(claim: Claim, evidence: Sequence[Evidence]) -> bool:
