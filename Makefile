@@ -1,43 +1,58 @@
 # duocthu — the two commands: `make run` and `make test`.
-# Needs only Python 3.11+ and make; everything else is installed here.
+# Needs only Python 3.11+ and make; everything else is installed here, exactly as uv.lock pins it
+# (uv itself comes from PyPI into the venv with pip, pinned below).
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
+UV_VERSION := 0.13.9
+UV     := $(BIN)/uv
 STAMP  := $(VENV)/.installed
 TESTSTAMP := $(VENV)/.installed-test
 
-PACKAGES := -e contracts -e libs/text -e libs/runtime -e libs/providers -e corpus \
-	-e services/gateway -e services/understanding -e services/retrieval \
-	-e services/generation -e services/verifier -e services/ingest-worker \
-	-e cli
-PYPROJECTS := $(wildcard contracts/pyproject.toml libs/*/pyproject.toml corpus/pyproject.toml services/*/pyproject.toml cli/pyproject.toml)
+# every workspace member (pyproject.toml [tool.uv.workspace]), editable, at the locked versions;
+# --inexact keeps uv and pip, which the lock does not list, in the venv
+SYNC := $(UV) sync --locked --all-packages --inexact --quiet
+PYPROJECTS := pyproject.toml $(wildcard contracts/pyproject.toml libs/*/pyproject.toml corpus/pyproject.toml services/*/pyproject.toml cli/pyproject.toml)
 
-.PHONY: run test venv test-env lint typecheck pytest clean
+.PHONY: run test venv test-env lint typecheck pytest lock lock-check clean
 
+# RUN_ARGS: options for `duocthu up`, e.g. make run RUN_ARGS="--port 8081"
+RUN_ARGS ?=
+
+# `duocthu up` builds the sample PDF when its sources changed, then indexes it unless it is already live
 run: $(STAMP)
-	$(BIN)/duocthu sample-corpus
-	$(BIN)/duocthu up
+	$(BIN)/duocthu up $(RUN_ARGS)
 
 test: $(TESTSTAMP)
-	$(MAKE) lint typecheck pytest
+	$(MAKE) lock-check lint typecheck pytest
 
 venv: $(STAMP)
 
-$(STAMP): $(PYPROJECTS)
+$(UV):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "duocthu needs Python 3.11 or newer")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet $(PACKAGES)
+	$(PIP) install --quiet --disable-pip-version-check 'uv==$(UV_VERSION)'
+
+$(STAMP): $(UV) $(PYPROJECTS) uv.lock
+	$(SYNC)
 	@touch $@
 
 test-env: $(TESTSTAMP)
 
 $(TESTSTAMP): $(STAMP) scripts/install-system-deps.sh
-	$(PIP) install --quiet -e 'cli[test]'
+	$(SYNC) --extra test
 	sh scripts/install-system-deps.sh
 	@touch $@
+
+# after changing any pyproject.toml: re-resolve and commit uv.lock
+lock: $(UV)
+	$(UV) lock
+
+# the lock matches every pyproject.toml (CI: `make test` runs this first)
+lock-check: $(UV)
+	$(UV) lock --check
 
 lint: $(TESTSTAMP)
 	$(BIN)/ruff check .

@@ -73,7 +73,8 @@ def main(argv: Sequence[str]) -> int:
         lines.append("")
         lines += [f"[{c['index']}] {c['drug_name']} — {c['section_title']} — trang {_pages(c['printed_page_range'])}"
                   for c in data["citations"]]
-    lines += ["", f"Lưu ý: {data['disclaimer']}"]
+    # the disclaimer and the trace id each on a line of their own, on one stream: printed to stderr, the
+    # trace id landed inside or before the answer whenever stdout was buffered (a pipe, `2>&1`)
+    lines += ["", f"Lưu ý: {data['disclaimer']}", f"Mã truy vết (trace_id): {data['trace_id']}"]
     print("\n".join(lines))
-    print(f"trace_id: {data['trace_id']}", file=sys.stderr)
     return 0

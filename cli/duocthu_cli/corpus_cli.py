@@ -50,13 +50,41 @@ def synth(
     from duocthu_corpus.typeset.book import build_book, write_companions
     from duocthu_corpus.typeset.synth import synthetic_monographs
     from duocthu_corpus.typeset.writer import PUA_CHAR
+    from duocthu_runtime.progress import JobProgress
 
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
-    monos = synthetic_monographs(monographs, seed)
-    book = build_book(out, monos, reversed_pages=tuple(range(5, 10_000, 97)), pua={PUA_CHAR: "ư"},
-                      pua_drugs=[m.drug_id for m in monos[::50]], front_matter=True,
-                      outlined=[(m.drug_id, "than_trong") for m in monos[::40]])
-    write_companions(book)
+    with JobProgress("corpus synth", 3, unit="steps") as progress:
+        progress.update(0, what="monographs")
+        monos = synthetic_monographs(monographs, seed)
+        progress.update(1, what="typesetting")
+        book = build_book(out, monos, reversed_pages=tuple(range(5, 10_000, 97)), pua={PUA_CHAR: "ư"},
+                          pua_drugs=[m.drug_id for m in monos[::50]], front_matter=True,
+                          outlined=[(m.drug_id, "than_trong") for m in monos[::40]])
+        progress.update(2, what="sidecar and ground truth")
+        write_companions(book)
+        progress.update(3)
     with pymupdf.open(book.path) as doc:
         _report(out, doc.page_count, len(monos), started)
+
+
+@app.command("sample-embeddings")
+def sample_embeddings(
+    var_dir: Annotated[Path, typer.Option("--var-dir", help="state directory (its embedding cache is reused)")] = Path("var"),
+    check: Annotated[bool, typer.Option("--check", help="only report whether the shipped vectors cover the sample")] = False,
+) -> None:
+    """Write the sample's document vectors shipped with the command (what a first `make run` would embed)."""
+    from duocthu_cli import sample_embeddings as shipped
+    from duocthu_cli.sample_corpus import prepare_sample_pdf
+
+    sample = prepare_sample_pdf(var_dir, echo=typer.echo)
+    inputs = shipped.sample_inputs(sample.path, sample.transcriptions)
+    if check:
+        from duocthu_providers.embedding.factory import make_provider
+        from duocthu_providers.embedding.settings import EmbeddingSettings
+
+        model = make_provider(EmbeddingSettings(var_dir=var_dir)).identity.model_id
+        missing = shipped.missing_inputs(inputs, model, shipped.shipped_lines())
+        typer.echo(f"{len(inputs) - len(missing)}/{len(inputs)} sample inputs covered by {shipped.SHIPPED}")
+        raise typer.Exit(1 if missing else 0)
+    shipped.write_shipped(inputs, var_dir, echo=typer.echo)

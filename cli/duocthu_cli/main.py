@@ -10,6 +10,7 @@ the executable (:mod:`duocthu_cli.entry`) hands it to :mod:`duocthu_cli.ask`.
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import time
 from collections.abc import Callable
@@ -63,12 +64,20 @@ def up(  # noqa: PLR0917 - typer options
     sample_corpus: Annotated[bool, typer.Option(
         help="build, ingest and index the sample formulary before serving (skipped when already live)")] = True,
     corpus_timeout: Annotated[float, typer.Option(help="seconds to wait for the sample corpus to go live")] = 1800.0,
+    replicas: Annotated[int, typer.Option(min=1, help=(
+        "processes per pipeline stage; the gateway runs one, and retrieval one unless QDRANT_URL is set "
+        "(the embedded index directory has a single owner)"))] = 1,
 ) -> None:
-    """Start NATS (unless NATS_URL is set) and every service; stop all on Ctrl-C/SIGTERM."""
+    """Start NATS (unless NATS_URL is set) and every service, restart whatever dies; stop all on Ctrl-C/SIGTERM."""
     from duocthu_cli.sample_corpus import SampleCorpusError, bootstrap_sample_corpus
-    from duocthu_cli.stack import Stack, StackError
+    from duocthu_cli.stack import SERVICES, Stack, StackError
 
-    stack = Stack(var_dir=var_dir, gateway_port=port, nats_url=nats_url)
+    def log(line: str) -> None:
+        typer.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)
+
+    stack = Stack(var_dir=var_dir, gateway_port=port, nats_url=nats_url, log=log,
+                  replicas={name: replicas for name in SERVICES
+                            if name != "gateway" and (name != "retrieval" or os.environ.get("QDRANT_URL"))})
     stopping = False
 
     def _stop(signum: int, _frame: FrameType | None) -> None:
@@ -80,6 +89,12 @@ def up(  # noqa: PLR0917 - typer options
     try:
         bootstrap: Callable[[Stack], None] | None = None
         if sample_corpus:
+            from duocthu_cli.sample_embeddings import seed_embedding_cache
+
+            # before the ingest worker opens its cache: the sample's shipped vectors are hits, not work
+            seeded = seed_embedding_cache(var_dir)
+            if seeded:
+                typer.echo(f"embedding cache: {seeded} shipped sample vectors added")
             index_sample = bootstrap_sample_corpus(var_dir, timeout_s=corpus_timeout, echo=typer.echo)
 
             def bootstrap(running: Stack) -> None:
@@ -90,8 +105,7 @@ def up(  # noqa: PLR0917 - typer options
                     ready_path="/readyz" if sample_corpus else "/healthz")
         typer.echo(f"duocthu is ready: {stack.url}  (logs in {var_dir / 'logs'}; Ctrl-C to stop)")
         while not stopping:
-            for label in stack.supervise_once():
-                typer.echo(f"restarted {label}", err=True)
+            stack.supervise_once()  # logs every crash and restart itself
             time.sleep(0.5)
     except (StackError, SampleCorpusError) as exc:
         typer.echo(f"error: {exc}", err=True)

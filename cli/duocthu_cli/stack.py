@@ -1,9 +1,17 @@
 """Running the whole stack as child processes (``duocthu up`` and the e2e tests).
 
 Every service is a real process talking to a real NATS server; the stack
-only supervises them: start, wait for readiness, restart a crashed child,
-and stop everything (children die with the parent, so nothing is orphaned
-even if the supervisor itself is killed).
+only supervises them: start, wait for readiness, restart a crashed child
+(NATS included, on the same port and store, so the services reconnect to
+it), and stop everything (children die with the parent, so nothing is
+orphaned even if the supervisor itself is killed).
+
+Restarts back off exponentially (:class:`Backoff`) so a child that crashes
+at start-up does not spin, and the backoff resets once a child has stayed up
+for a stable period, so a crash next week is restarted as fast as the first
+one. There is no restart limit: a stage that never stays up is retried
+forever at the longest delay, logged every time, and the gateway's
+``/readyz`` names it (no live replica) meanwhile.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +30,44 @@ import httpx
 
 from duocthu_runtime import child_process
 from duocthu_runtime.child_process import die_with_parent
+from duocthu_runtime.errors import NatsServerError
 from duocthu_runtime.nats_server import NatsServer, free_port
+
+#: The restart delays: first, growth factor, ceiling; and how long a child must stay up to reset them.
+BACKOFF_FIRST_S = 0.5
+BACKOFF_FACTOR = 2.0
+BACKOFF_MAX_S = 30.0
+STABLE_AFTER_S = 60.0
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class Backoff:
+    """When a crashed child may be restarted next: exponential, reset after a stable run."""
+
+    first_s: float = BACKOFF_FIRST_S
+    factor: float = BACKOFF_FACTOR
+    max_s: float = BACKOFF_MAX_S
+    stable_after_s: float = STABLE_AFTER_S
+    failures: int = 0
+    started_at: float = 0.0
+    not_before: float = 0.0
+
+    def started(self, now: float) -> None:
+        self.started_at = now
+
+    def crashed(self, now: float) -> float:
+        """Record a crash seen at ``now``; returns the delay before the next start."""
+        if now - self.started_at >= self.stable_after_s:
+            self.failures = 0  # it had been up long enough: this is a fresh failure, not a crash loop
+        delay = min(self.max_s, self.first_s * self.factor ** self.failures)
+        self.failures += 1
+        self.not_before = now + delay
+        return delay
+
+    def due(self, now: float) -> bool:
+        return now >= self.not_before
 
 SERVICES: dict[str, str] = {
     "understanding": "duocthu_understanding.main",
@@ -46,6 +92,8 @@ class Child:
     health_port: int
     process: subprocess.Popen[bytes] | None = None
     restarts: int = 0
+    backoff: Backoff = field(default_factory=Backoff)
+    waiting: bool = False  # crashed, restart scheduled
 
     @property
     def label(self) -> str:
@@ -63,6 +111,7 @@ class Child:
             start_new_session=True,  # a terminal's Ctrl-C reaches the supervisor only
         )
         log.close()
+        self.backoff.started(time.monotonic())
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -87,6 +136,11 @@ class Stack:
     services: tuple[str, ...] = tuple(SERVICES)
     nats: NatsServer | None = None
     children: list[Child] = field(default_factory=list)
+    log: Log = field(default=lambda line: print(line, file=sys.stderr, flush=True))
+    backoff_factory: Callable[[], Backoff] = Backoff
+    nats_backoff: Backoff = field(default_factory=Backoff)
+    _nats_waiting: bool = False
+    _supervisor: threading.Event | None = None
 
     @property
     def url(self) -> str:
@@ -99,6 +153,8 @@ class Stack:
         if self.nats_url is None:
             self.nats = NatsServer(store_dir=self.var_dir / "nats", log_file=self.var_dir / "logs" / "nats.log")
             self.nats.start()
+            self.nats_backoff = self.backoff_factory()
+            self.nats_backoff.started(time.monotonic())
             self.nats_url = self.nats.url
         for name in self.services:
             for replica in range(self.replicas.get(name, 1)):
@@ -123,7 +179,8 @@ class Stack:
         env["INSTANCE_ID"] = f"{name}-{replica}-{os.getpid()}"
         if name == "gateway":
             env["HTTP_PORT"] = str(self.gateway_port)
-        child = Child(name, replica, env, self.var_dir / "logs" / f"{name}-{replica}.log", port)
+        child = Child(name, replica, env, self.var_dir / "logs" / f"{name}-{replica}.log", port,
+                      backoff=self.backoff_factory())
         self.children.append(child)
         return child
 
@@ -152,17 +209,62 @@ class Stack:
                 return child
         raise KeyError(f"{name}#{replica}")
 
-    def supervise_once(self, max_restarts: int = 5) -> list[str]:
-        """Restart children that died; returns the labels restarted."""
-        restarted = []
+    def supervise_once(self, now: float | None = None) -> list[str]:
+        """Restart what died (NATS first), each after its backoff; returns the labels restarted.
+
+        Every crash and every restart is logged through :attr:`log`; there is no
+        limit on restarts (the backoff caps their rate instead).
+        """
+        moment = time.monotonic() if now is None else now
+        restarted: list[str] = []
+        if self.nats is not None and not self.nats.alive():
+            if not self._nats_waiting:
+                self._nats_waiting = True
+                delay = self.nats_backoff.crashed(moment)
+                self.log(f"nats-server exited with code {self.nats.returncode}; restarting in {delay:.1f}s")
+            if self.nats_backoff.due(moment):
+                try:
+                    self.nats.start()
+                except NatsServerError as exc:
+                    self.log(f"nats-server restart failed: {exc}")
+                    self.nats_backoff.crashed(time.monotonic())
+                else:
+                    self._nats_waiting = False
+                    self.nats_backoff.started(time.monotonic())
+                    self.log("restarted nats-server")
+                    restarted.append("nats-server")
         for child in self.children:
-            if not child.alive() and child.restarts < max_restarts:
+            if child.alive():
+                continue
+            if not child.waiting:
+                child.waiting = True
+                code = child.process.returncode if child.process else None
+                delay = child.backoff.crashed(moment)
+                self.log(f"{child.label} exited with code {code}; restarting in {delay:.1f}s "
+                         f"(crash {child.backoff.failures} in a row)")
+            if child.backoff.due(moment):
                 child.restarts += 1
+                child.waiting = False
                 child.start()
+                self.log(f"restarted {child.label} (restart {child.restarts})")
                 restarted.append(child.label)
         return restarted
 
+    def supervise_in_background(self, interval_s: float = 0.2) -> threading.Event:
+        """Run :meth:`supervise_once` in a daemon thread until the returned event is set (tests, ``up``)."""
+        stop = threading.Event()
+        self._supervisor = stop
+
+        def loop() -> None:
+            while not stop.wait(interval_s):
+                self.supervise_once()
+
+        threading.Thread(target=loop, name="duocthu-supervisor", daemon=True).start()
+        return stop
+
     def stop(self) -> None:
+        if self._supervisor is not None:
+            self._supervisor.set()
         for child in reversed(self.children):
             if child.alive() and child.process is not None:
                 child.process.terminate()

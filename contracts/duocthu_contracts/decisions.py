@@ -33,6 +33,8 @@ class Reason(StrEnum):
     # abstain: platform
     STAGE_NOT_IMPLEMENTED = "stage_not_implemented"
     REQUEST_BUDGET_EXHAUSTED = "request_budget_exhausted"
+    BUS_UNAVAILABLE = "bus_unavailable"
+    STAGE_UNAVAILABLE = "stage_unavailable"
     INTERNAL_ERROR = "internal_error"
     CORPUS_NOT_READY = "corpus_not_ready"
     # abstain: understanding guards

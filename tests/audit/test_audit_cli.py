@@ -32,7 +32,8 @@ def _ask(stack: Stack, query: str) -> dict[str, object]:
 
 @pytest.fixture
 def recorded(stack_factory: StackFactory) -> tuple[Stack, list[dict[str, object]]]:
-    stack = stack_factory()
+    # the state directory is called "var", as `make run` makes it: `duocthu audit` finds the stack there
+    stack = stack_factory(var_name="var")
     answers = [_ask(stack, q) for q in ("Chống chỉ định của metformin?", "Liều paracetamol cho người lớn?",
                                         "Giá thuốc Panadol bao nhiêu tiền?")]
     return stack, answers
@@ -51,6 +52,36 @@ def test_show_prints_the_chain_in_causal_order(recorded: tuple[Stack, list[dict[
     assert document["summary"]["reason"] == answers[0]["reason"]
     text = _duocthu(stack, "audit", "show", turn)
     assert text.returncode == 0 and f"turn {turn}" in text.stdout
+
+
+def _duocthu_without_environment(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command as an operator types it right after `make run`: no NATS_URL, no VAR_DIR, in the checkout."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "VAR_DIR")}
+    return subprocess.run([sys.executable, "-m", "duocthu_cli", *args], check=False, env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_show_finds_the_running_stack_without_environment(recorded: tuple[Stack, list[dict[str, object]]],
+                                                          tmp_path: Path) -> None:
+    stack, answers = recorded
+    # another NATS on the old default port must not be what the command reads
+    assert stack.nats_url is not None and not stack.nats_url.endswith(":4222")
+    turn = str(answers[0]["trace_id"])
+    result = _duocthu_without_environment(stack.var_dir.parent, "audit", "show", turn, "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["summary"]["turn_id"] == turn
+    assert document["summary"]["decision"] == answers[0]["decision"]
+    # from anywhere else there is no stack to find: a clear error, not a connection to some default port
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    lost = _duocthu_without_environment(elsewhere, "audit", "show", turn)
+    assert lost.returncode == 2
+    assert "no running stack found" in lost.stderr
+    # and the explicit --var-dir reaches it from there
+    found = _duocthu_without_environment(elsewhere, "audit", "show", turn, "--var-dir", str(stack.var_dir))
+    assert found.returncode == 0, found.stderr
+    assert f"turn {turn}" in found.stdout
 
 
 def test_show_unknown_turn_fails_clearly(recorded: tuple[Stack, list[dict[str, object]]]) -> None:

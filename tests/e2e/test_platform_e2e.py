@@ -66,8 +66,11 @@ def test_turn_survives_a_replica_killed_mid_flight(stack_factory: StackFactory) 
         time.sleep(0.05)
     assert state["ack_pending"] == 1, f"the turn was not delivered to the frozen replica: {state}"
     victim.kill(signal.SIGKILL)  # dies mid-flight, without acking
+    killed_at = time.monotonic()
     survivor.kill(signal.SIGCONT)
     sender.join(30)
+    recovered_s = time.monotonic() - killed_at
+    assert recovered_s < 10, f"the held turn completed {recovered_s:.1f}s after its replica died"
     response = result["r"]
     assert response.status_code == 200
     body = response.json()

@@ -16,7 +16,6 @@ from duocthu_contracts.evidence import (
 from duocthu_contracts.frame import PatientContext, QueryFrame, TurnType
 from duocthu_contracts.sections import SECTION_ORDER, SectionKey
 from duocthu_corpus.monograph import load_all
-from duocthu_generation.domain import dosage
 from duocthu_generation.domain.extractive import write
 from duocthu_generation.domain.paragraphs import paragraphs
 from duocthu_generation.domain.plan import make_plan
@@ -95,13 +94,27 @@ def test_dose_without_population_asks_with_the_printed_labels() -> None:
     assert draft.quick_replies[:2] == ["Người lớn", "Trẻ em"]
 
 
-def test_label_bands() -> None:
-    [band] = dosage.bands("Trẻ em từ 3 tháng đến dưới 1 tuổi")
-    assert band.contains(0.5) and not band.contains(1.0) and not band.contains(0.2)
-    [band] = dosage.bands("Trẻ em cân nặng trên 10 kg đến 33 kg")
-    assert band.unit == "kg" and band.contains(33) and not band.contains(10)
-    [band] = dosage.bands("Người lớn cân nặng dưới 50 kg")
-    assert band.contains(49.9) and not band.contains(50)
+def test_a_child_by_weight_never_gets_the_adult_line() -> None:
+    evidence = [make_evidence("paracetamol", DOSE)]
+    draft = draft_for(dose_frame(population="Trẻ em", weight_kg=15.0, route="đường uống"), evidence)
+    texts = [c.text for c in draft.claims]
+    assert texts and texts[0].startswith("Trẻ em từ 1 tháng đến dưới 12 tuổi"), texts
+    assert not any(t.startswith(("Người lớn", "Trẻ sơ sinh")) or "Khi không biết cân nặng" in t for t in texts)
+
+
+def test_a_renal_patient_gets_the_renal_band_first_and_not_the_other_renal_band() -> None:
+    evidence = [make_evidence("paracetamol", DOSE)]
+    frame = dose_frame(age_years=72.0, route="đường uống",
+                       patient_context=PatientContext(age_years=72.0, crcl_ml_min=25.0, ckd=True))
+    texts = [c.text for c in draft_for(frame, evidence).claims]
+    assert texts[0].startswith("Suy thận (Clcr 10 – 50 ml/phút)"), texts
+    assert not any(t.startswith(("Suy thận (Clcr dưới 10", "Trẻ em", "Suy gan")) for t in texts)
+
+
+def test_the_condition_picks_its_own_dose_line() -> None:
+    evidence = [make_evidence("diclofenac", DOSE)]
+    texts = [c.text for c in draft_for(dose_frame(population="Người lớn", condition="gút cấp"), evidence).claims]
+    assert texts and all(t.startswith("Người lớn (gút cấp)") for t in texts), texts
 
 
 def test_carried_labels_scope_a_continuation_chunk() -> None:
@@ -145,3 +158,21 @@ def test_repair_covers_the_missing_quote() -> None:
     plan = AnswerPlan(verbosity="short")
     draft = write(WriterInput(frame=frame, evidence=evidence, route=Route.B_OVERVIEW, plan=plan, must_cover=[quote]))
     assert any(quote in c.text for c in draft.claims)
+
+
+@pytest.mark.parametrize(("condition", "drug_id", "starts"), [
+    ("đau đầu", "acid_acetylsalicylic", "Đau nhẹ đến vừa và sốt ở người lớn (đau đầu"),
+    ("đau đầu", "paracetamol", "Đau nhẹ đến vừa: đau đầu"),
+    ("đau nửa đầu", "paracetamol", "Đau nửa đầu:"),
+    ("gút cấp", "colchicin", None),
+])
+def test_the_indication_claim_is_the_sentence_naming_the_condition(condition: str, drug_id: str,
+                                                                    starts: str | None) -> None:
+    evidence = [make_evidence(drug_id, SectionKey.CHI_DINH)]
+    frame = QueryFrame(turn_type=TurnType.CONDITION_TO_DRUG, condition=condition)
+    draft = draft_for(frame, evidence, Route.C_CONDITION, candidate_drug_ids=[drug_id])
+    [claim] = draft.claims
+    assert_verbatim([claim], evidence)
+    assert claim.text.startswith(starts) if starts else fold(condition) in fold(claim.text)
+    first = evidence[0].text.split("\n")[0]
+    assert fold(condition) in fold(claim.text) or not claim.text.startswith(first[:40])

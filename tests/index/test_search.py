@@ -1,4 +1,9 @@
-"""The adapter API the retrieval routes build on, against a real index of real vectors."""
+"""The adapter API the retrieval routes build on, against a real index of real vectors.
+
+Every test runs against both stores: the Qdrant Edge index (the embedded
+default) and qdrant-client's local mode (the reference the Edge adapter is
+held to; a Qdrant server speaks the same API as local mode).
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,11 @@ import pytest
 from duocthu_contracts.corpus import ChunkKind
 from duocthu_contracts.sections import SECTION_ORDER, SectionKey
 from duocthu_providers.embedding.cache import CachingEmbedder
+from duocthu_retrieval.adapters.edge_index import EdgeIndex
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.application.indexing import Indexer
 from duocthu_retrieval.domain.search import SearchFilter
+from duocthu_retrieval.ports import VectorIndex
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_text.sparse import SparseEncoder
 from tests.fixtures.index import IndexCorpus
@@ -21,10 +28,12 @@ from tests.fixtures.index import IndexCorpus
 CHI_DINH = SearchFilter(section_keys=(SectionKey.CHI_DINH,))
 
 
-@pytest.fixture(scope="module")
-async def live(tmp_path_factory: pytest.TempPathFactory, index_corpus: IndexCorpus) -> AsyncIterator[QdrantIndex]:
+@pytest.fixture(scope="module", params=["edge", "reference"])
+async def live(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+               index_corpus: IndexCorpus) -> AsyncIterator[VectorIndex]:
     root: Path = tmp_path_factory.mktemp("search")
-    index = QdrantIndex.open(RetrievalSettings(var_dir=root, qdrant_path=root / "qdrant"))
+    settings = RetrievalSettings(var_dir=root, qdrant_path=root / "qdrant")
+    index: VectorIndex = EdgeIndex.open(settings) if request.param == "edge" else QdrantIndex.open(settings)
     indexer = Indexer(index)
     results = []
     for message in index_corpus.batches("rel-search", batch_size=32):
@@ -34,7 +43,7 @@ async def live(tmp_path_factory: pytest.TempPathFactory, index_corpus: IndexCorp
     await index.close()
 
 
-async def test_scroll_section_returns_every_part_in_order(live: QdrantIndex, index_corpus: IndexCorpus) -> None:
+async def test_scroll_section_returns_every_part_in_order(live: VectorIndex, index_corpus: IndexCorpus) -> None:
     mono = next(m for m in index_corpus.monographs if m.drug_id == "paracetamol")
     parts = await live.scroll_section("paracetamol", SectionKey.LIEU_LUONG_VA_CACH_DUNG)
     assert len(parts) >= 3
@@ -43,7 +52,7 @@ async def test_scroll_section_returns_every_part_in_order(live: QdrantIndex, ind
     assert "\n".join(p.source_text for p in parts) == "\n".join(mono.prose(SectionKey.LIEU_LUONG_VA_CACH_DUNG))
 
 
-async def test_scroll_drug_is_in_book_order(live: QdrantIndex, index_corpus: IndexCorpus) -> None:
+async def test_scroll_drug_is_in_book_order(live: VectorIndex, index_corpus: IndexCorpus) -> None:
     chunks = await live.scroll_drug("metformin")
     keys = [c.section_key for c in chunks]
     assert keys == sorted(keys, key=SECTION_ORDER.index)
@@ -52,7 +61,7 @@ async def test_scroll_drug_is_in_book_order(live: QdrantIndex, index_corpus: Ind
     assert {c.section_key for c in some} == {SectionKey.CHI_DINH, SectionKey.CHONG_CHI_DINH}
 
 
-async def test_block_descriptors_carry_their_quarantine(live: QdrantIndex) -> None:
+async def test_block_descriptors_carry_their_quarantine(live: VectorIndex) -> None:
     section = await live.scroll_section("gentamicin", SectionKey.LIEU_LUONG_VA_CACH_DUNG)
     descriptors = [c for c in section if c.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR]
     assert len(descriptors) == 1
@@ -61,7 +70,7 @@ async def test_block_descriptors_carry_their_quarantine(live: QdrantIndex) -> No
     assert all(not c.has_quarantined_content for c in safe) and safe
 
 
-async def test_dense_search_inside_a_section(live: QdrantIndex, index_embedder: CachingEmbedder) -> None:
+async def test_dense_search_inside_a_section(live: VectorIndex, index_embedder: CachingEmbedder) -> None:
     hits = await live.dense_search(index_embedder.embed_query("thuốc hạ sốt giảm đau cho trẻ em"), CHI_DINH,
                                    limit=3)
     assert hits[0].chunk.drug_id == "paracetamol"
@@ -70,7 +79,7 @@ async def test_dense_search_inside_a_section(live: QdrantIndex, index_embedder: 
 
 
 async def test_a_minimum_score_leaves_nothing_rather_than_a_nearest_neighbour(
-        live: QdrantIndex, index_embedder: CachingEmbedder, sparse_encoder: SparseEncoder) -> None:
+        live: VectorIndex, index_embedder: CachingEmbedder, sparse_encoder: SparseEncoder) -> None:
     query = index_embedder.embed_query("lịch thi đấu bóng đá tuần này")
     assert await live.dense_search(query, CHI_DINH, limit=3)  # a vector store always has a neighbour …
     assert await live.dense_search(query, CHI_DINH, limit=3, min_score=0.99) == []  # … the floor removes it
@@ -79,14 +88,14 @@ async def test_a_minimum_score_leaves_nothing_rather_than_a_nearest_neighbour(
 
 
 @pytest.mark.parametrize("query", ["đái tháo đường typ 2", "dai thao duong typ 2"])
-async def test_sparse_search_with_and_without_diacritics(live: QdrantIndex, sparse_encoder: SparseEncoder,
+async def test_sparse_search_with_and_without_diacritics(live: VectorIndex, sparse_encoder: SparseEncoder,
                                                         query: str) -> None:
     hits = await live.sparse_search(sparse_encoder.encode_query(query), CHI_DINH, limit=5)
     assert hits[0].chunk.drug_id == "metformin"
     assert {h.chunk.drug_id for h in hits[:2]} == {"metformin", "losartan"}
 
 
-async def test_hybrid_search_fuses_dense_and_sparse(live: QdrantIndex, index_embedder: CachingEmbedder,
+async def test_hybrid_search_fuses_dense_and_sparse(live: VectorIndex, index_embedder: CachingEmbedder,
                                                     sparse_encoder: SparseEncoder) -> None:
     text = "thuốc điều trị tăng huyết áp"
     hits = await live.hybrid_search(index_embedder.embed_query(text), sparse_encoder.encode_query(text), CHI_DINH,
@@ -104,7 +113,7 @@ async def test_hybrid_search_fuses_dense_and_sparse(live: QdrantIndex, index_emb
     ("Tương tác thuốc của warfarin", "warfarin", SectionKey.TUONG_TAC_THUOC),
     ("Quá liều paracetamol xử trí thế nào?", "paracetamol", SectionKey.QUA_LIEU_VA_XU_TRI),
 ])
-async def test_hybrid_finds_the_section_a_question_names(live: QdrantIndex, index_embedder: CachingEmbedder,
+async def test_hybrid_finds_the_section_a_question_names(live: VectorIndex, index_embedder: CachingEmbedder,
                                                          sparse_encoder: SparseEncoder,
                                                          case: tuple[str, str, SectionKey]) -> None:
     query, drug, section = case
@@ -114,7 +123,7 @@ async def test_hybrid_finds_the_section_a_question_names(live: QdrantIndex, inde
     assert (drug, section) in [(h.chunk.drug_id, h.chunk.section_key) for h in hits]
 
 
-async def test_phrase_match_in_chi_dinh(live: QdrantIndex) -> None:
+async def test_phrase_match_in_chi_dinh(live: VectorIndex) -> None:
     exact = await live.text_match("đái tháo đường typ 2", CHI_DINH)
     assert {c.drug_id for c in exact} == {"metformin", "losartan"}
     assert {c.drug_id for c in await live.text_match("Dai thao duong typ 2", CHI_DINH)} == {"metformin", "losartan"}
@@ -126,7 +135,7 @@ async def test_phrase_match_in_chi_dinh(live: QdrantIndex) -> None:
     assert {c.section_key for c in anywhere} > {SectionKey.CHI_DINH}
 
 
-async def test_filters_on_atc_codes_and_kinds(live: QdrantIndex) -> None:
+async def test_filters_on_atc_codes_and_kinds(live: VectorIndex) -> None:
     chunks = await live.scroll(SearchFilter(atc_codes=("A10BA02",), section_keys=(SectionKey.MA_ATC,)))
     assert [c.drug_id for c in chunks] == ["metformin"]
     descriptors = await live.scroll(SearchFilter(chunk_kinds=(ChunkKind.BLOCK_DESCRIPTOR,)))
@@ -135,8 +144,7 @@ async def test_filters_on_atc_codes_and_kinds(live: QdrantIndex) -> None:
     assert others and all(c.section_key is not SectionKey.CHI_DINH for c in others)
 
 
-async def test_reads_go_through_the_live_alias(live: QdrantIndex) -> None:
-    assert live.alias == "duocthu_live"
+async def test_reads_go_through_the_live_alias(live: VectorIndex) -> None:
     assert await live.live_collection() == "duocthu__rel-search"
     manifest = await live.live_manifest()
     assert manifest is not None and manifest.release_id == "rel-search"
@@ -144,7 +152,7 @@ async def test_reads_go_through_the_live_alias(live: QdrantIndex) -> None:
 
 async def test_replicas_share_no_memory_only_the_index(tmp_path: Path, index_corpus: IndexCorpus) -> None:
     """Two indexers (two replicas) fed interleaved batches concurrently complete the release once."""
-    index = QdrantIndex.open(RetrievalSettings(var_dir=tmp_path, qdrant_path=tmp_path / "qdrant"))
+    index = EdgeIndex.open(RetrievalSettings(var_dir=tmp_path, qdrant_path=tmp_path / "qdrant"))
     try:
         batches = index_corpus.batches("rel-replicas", batch_size=8)
         first, second = Indexer(index), Indexer(index)

@@ -207,3 +207,25 @@ def test_clarify_circuit_breaker() -> None:
 def test_frames_round_trip() -> None:
     frame = ask("Liều paracetamol cho trẻ 20 kg?").frame
     assert QueryFrame.model_validate_json(frame.model_dump_json()) == frame
+
+
+@pytest.mark.parametrize(("question", "condition"), [
+    ("Tôi bị đau đầu, nên uống thuốc gì?", "đau đầu"),
+    ("Bệnh nhân nam 72 tuổi bị gút cấp, suy thận CrCl 25 ml/phút, đang dùng warfarin. Có thể cân nhắc thuốc nào?",
+     "gút cấp"),
+    ("có thể dùng thuốc hạ sốt nào", "hạ sốt"),
+    ("co the dung thuoc ha sot nao", "ha sot"),
+    ("thuốc nào giảm đau bụng kinh", "giảm đau bụng kinh"),
+    ("Bệnh nhân viêm màng não thì dùng thuốc nào?", "viêm màng não"),
+])
+def test_the_condition_is_the_condition_only(question: str, condition: str) -> None:
+    outcome = ask(question)
+    assert outcome.frame.turn_type is T.CONDITION_TO_DRUG and outcome.frame.condition == condition
+
+
+def test_a_case_keeps_its_facts_beside_the_condition() -> None:
+    frame = ask("Bệnh nhân nam 72 tuổi bị gút cấp, suy thận CrCl 25 ml/phút, đang dùng warfarin. "
+                "Có thể cân nhắc thuốc nào?").frame
+    ctx = frame.patient_context
+    assert ctx.age_years == 72.0 and ctx.crcl_ml_min == 25.0 and ctx.ckd
+    assert [d.drug_id for d in ctx.current_medications] == ["warfarin"]

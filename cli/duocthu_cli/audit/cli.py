@@ -22,19 +22,25 @@ from duocthu_cli.audit.replay import ReplayReport, replay
 from duocthu_contracts import subjects as s
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime.stack_discovery import NO_STACK_HINT, ops_settings, stack_nats_url
 
 app = typer.Typer(no_args_is_help=True, help="Explain, re-verify and shadow-replay turns from the audit stream.")
 
 T = TypeVar("T")
 
-NatsUrl = Annotated[str | None, typer.Option("--nats-url", envvar="NATS_URL", help="NATS server (ops user via NATS_USER/NATS_PASSWORD or NATS_CREDS)")]
+NatsUrl = Annotated[str | None, typer.Option("--nats-url", envvar="NATS_URL", help="NATS server (default: the running stack's, found in --var-dir; ops user via NATS_USER/NATS_PASSWORD or NATS_CREDS)")]
+VarDir = Annotated[Path, typer.Option("--var-dir", envvar="VAR_DIR", help="state directory of `duocthu up` (where its NATS is found)")]
 Since = Annotated[str, typer.Option("--since", help="how far back to read, e.g. 24h, 7d")]
 
 
-def _run(nats_url: str | None, work: Callable[[Bus], Awaitable[T]]) -> T:
+def _run(nats_url: str | None, var_dir: Path, work: Callable[[Bus], Awaitable[T]]) -> T:
+    url = stack_nats_url(var_dir, nats_url)
+    if url is None:
+        typer.echo(f"error: no running stack found in {var_dir}: {NO_STACK_HINT}", err=True)
+        raise typer.Exit(2)
+
     async def main() -> T:
-        settings = RuntimeSettings(nats_url=nats_url) if nats_url else RuntimeSettings()
+        settings = ops_settings(url)
         bus = Bus(settings, client_name="duocthu-audit")
         try:
             await bus.broker.connect()
@@ -57,9 +63,9 @@ async def _turn(bus: Bus, turn_id: str, since: datetime) -> list[Recorded]:
     return causal_order(records)
 
 
-def _load_turn(nats_url: str | None, turn_id: str, since: str) -> list[Recorded]:
+def _load_turn(nats_url: str | None, var_dir: Path, turn_id: str, since: str) -> list[Recorded]:
     start = utcnow() - parse_duration(since)
-    chain = _run(nats_url, lambda bus: _turn(bus, turn_id, start))
+    chain = _run(nats_url, var_dir, lambda bus: _turn(bus, turn_id, start))
     if not chain:
         typer.echo(f"error: no messages for turn {turn_id} in the audit stream since {since}", err=True)
         raise typer.Exit(1)
@@ -82,9 +88,10 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     since: Since = "30d",
     nats_url: NatsUrl = None,
+    var_dir: VarDir = Path("var"),
 ) -> None:
     """A turn's whole message chain in causal order, with stage timings, decision, reason and citations."""
-    chain = _load_turn(nats_url, turn_id, since)
+    chain = _load_turn(nats_url, var_dir, turn_id, since)
     summary = summarize(chain)
     if as_json:
         document: dict[str, Any] = {
@@ -115,6 +122,7 @@ def reverify_command(
     turn_id: Annotated[str | None, typer.Argument(help="one turn; omit with --since for a window")] = None,
     since: Since = "24h",
     nats_url: NatsUrl = None,
+    var_dir: VarDir = Path("var"),
 ) -> None:
     """Re-run the verifier on recorded drafts; exit 1 listing every disagreement with the recorded verdicts."""
     from duocthu_cli.audit.reverify import ReverifyReport, reverify_chain
@@ -136,7 +144,7 @@ def reverify_command(
         for chain in by_turn.values():
             await reverify_chain(causal_order(chain), judge, report)
 
-    _run(nats_url, work)
+    _run(nats_url, var_dir, work)
     if turn_id is not None and report.drafts == 0:
         typer.echo(f"error: no recorded draft for turn {turn_id} since {since}", err=True)
         raise typer.Exit(1)
@@ -154,9 +162,10 @@ def export(
     out: Annotated[Path, typer.Option("--out", help="JSON Lines file to write")],
     since: Since = "30d",
     nats_url: NatsUrl = None,
+    var_dir: VarDir = Path("var"),
 ) -> None:
     """Write the turn's recorded messages, verbatim, one JSON document per line."""
-    chain = _load_turn(nats_url, turn_id, since)
+    chain = _load_turn(nats_url, var_dir, turn_id, since)
     with out.open("w", encoding="utf-8") as handle:
         for r in chain:
             line = {"stream": r.stream, "seq": r.seq, "subject": r.subject, "time": r.time.isoformat(),
@@ -180,19 +189,20 @@ def render_replay(report: ReplayReport) -> dict[str, Any]:
 
 
 @app.command("replay")
-def replay_command(
+def replay_command(  # noqa: PLR0917 - typer options
     since: Since = "24h",
     into: Annotated[str, typer.Option("--into", help="target lane (only 'shadow' exists)")] = "shadow",
     timeout: Annotated[float, typer.Option(help="seconds to wait for the replayed completions")] = 120.0,
     report_path: Annotated[Path | None, typer.Option("--report", help="also write the JSON report here")] = None,
     nats_url: NatsUrl = None,
+    var_dir: VarDir = Path("var"),
 ) -> None:
     """Republish recorded requests on the shadow lane and diff decisions, reasons and cited chunks."""
     if into != "shadow":
         typer.echo("error: --into must be 'shadow' (replays never reach users)", err=True)
         raise typer.Exit(2)
     start = utcnow() - parse_duration(since)
-    report = _run(nats_url, lambda bus: replay(bus, start, timeout_s=timeout))
+    report = _run(nats_url, var_dir, lambda bus: replay(bus, start, timeout_s=timeout))
     document = render_replay(report)
     if report_path is not None:
         report_path.write_text(json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -230,9 +240,10 @@ def redact_command(
     include_query: Annotated[bool, typer.Option("--include-query", help="also replace the question text")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="count, change nothing")] = False,
     nats_url: NatsUrl = None,
+    var_dir: VarDir = Path("var"),
 ) -> None:
     """Erase patient-context fields at rest: move a redacted copy to RAG_AUDIT_REDACTED, delete the original."""
     cutoff = utcnow() - parse_duration(older_than)
-    count = _run(nats_url, lambda bus: _redact_older_than(bus, cutoff, include_query, dry_run))
+    count = _run(nats_url, var_dir, lambda bus: _redact_older_than(bus, cutoff, include_query, dry_run))
     verb = "would redact" if dry_run else "redacted"
     typer.echo(f"{verb} {count} messages stored before {cutoff.isoformat()}")

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from duocthu_cli.bench.stats import summary_ms
+from duocthu_runtime.progress import JobProgress
 
 
 @dataclass
@@ -41,12 +42,13 @@ async def run_load(url: str, questions: Sequence[str], *, concurrency: int, requ
     for i in range(requests):
         queue.put_nowait(questions[i % len(questions)])
 
-    async def worker(client: httpx.AsyncClient) -> None:
+    async def worker(client: httpx.AsyncClient, progress: JobProgress) -> None:
         while True:
             try:
                 question = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
+            progress.advance()
             started = time.perf_counter()
             try:
                 response = await client.post(f"{url}/v1/rag/query", json={"query": question}, timeout=timeout_s)
@@ -65,6 +67,7 @@ async def run_load(url: str, questions: Sequence[str], *, concurrency: int, requ
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(limits=limits) as client:
         started = time.perf_counter()
-        await asyncio.gather(*(worker(client) for _ in range(concurrency)))
+        with JobProgress(f"bench x{concurrency}", requests, unit="requests") as progress:
+            await asyncio.gather(*(worker(client, progress) for _ in range(concurrency)))
         result.wall_s = time.perf_counter() - started
     return result

@@ -12,6 +12,7 @@ import httpx
 
 from duocthu_cli.eval.cases import Case
 from duocthu_cli.eval.checker import check_response
+from duocthu_runtime.progress import JobProgress
 
 
 @dataclass
@@ -53,8 +54,8 @@ def run_case(client: httpx.Client, base_url: str, case: Case) -> CaseResult:
 
 
 def run_battery(base_url: str, cases: list[Case], timeout_s: float = 60.0) -> list[CaseResult]:
-    with httpx.Client(timeout=timeout_s) as client:
-        return [run_case(client, base_url, case) for case in cases]
+    with httpx.Client(timeout=timeout_s) as client, JobProgress("eval answers", len(cases), unit="cases") as progress:
+        return [run_case(client, base_url, case) for case in progress.track(cases)]
 
 
 def summarize(results: list[CaseResult]) -> dict[str, Any]:

@@ -17,7 +17,8 @@ from pathlib import Path
 import pymupdf
 
 from duocthu_contracts.sections import INLINE_LABEL_SECTIONS, SECTION_HEADINGS
-from duocthu_corpus.monograph import FormulaBlock, Monograph, TableBlock
+from duocthu_corpus.monograph import Cell, FormulaBlock, Monograph, TableBlock
+from duocthu_corpus.typeset.tables import SourceCell, TableLayout
 from duocthu_corpus.typeset.writer import PUA_CHAR, Writer
 
 SAMPLE_LABEL = "Mẫu minh họa — không phải Dược thư Quốc gia, không dùng cho lâm sàng"
@@ -42,6 +43,7 @@ class Expected:
     sections: dict[str, str] = field(default_factory=dict)
     printed_page: int = 0
     physical_pages: list[int] = field(default_factory=list)
+    tables: list[dict[str, object]] = field(default_factory=list)  # as printed: page, caption, cells with boxes
 
 
 @dataclass
@@ -56,7 +58,8 @@ class Book:
     def ground_truth(self) -> dict[str, object]:
         return {"label": SAMPLE_LABEL, "folio_offset": self.folio_offset, "reversed_pages": list(self.reversed_pages),
                 "monographs": [{"drug_id": e.drug_id, "title": e.title, "printed_page": e.printed_page,
-                                "physical_pages": e.physical_pages, "sections": e.sections}
+                                "physical_pages": e.physical_pages, "sections": e.sections,
+                                "tables": e.tables}
                                for e in self.expected]}
 
     def sidecar(self) -> dict[str, object]:
@@ -68,6 +71,18 @@ def _swap(text: str, pua: dict[str, str] | None) -> str:
     for bad, good in (pua or {}).items():
         text = text.replace(good, bad)
     return text
+
+
+def _cells(rows: Sequence[Sequence[Cell]]) -> list[list[SourceCell]]:
+    return [[SourceCell(c.text, c.colspan, c.rowspan) for c in row] for row in rows]
+
+
+def _table_truth(section: str, caption: str, page: int, grid: TableLayout) -> dict[str, object]:
+    """What a correct extraction of this table must give: every cell's text, span and rectangle."""
+    return {"section": section, "caption": caption, "page": page, "header_rows": grid.header_rows,
+            "bbox": [grid.cols[0], grid.rows[0], grid.cols[-1], grid.rows[-1]],
+            "cells": [{"row": c.row, "col": c.col, "rowspan": c.rowspan, "colspan": c.colspan, "text": c.text,
+                       "header": c.header, "bbox": [round(v, 2) for v in c.bbox]} for c in grid.cells]}
 
 
 def build_book(path: Path, monos: Sequence[Monograph], *, folio_offset: int = 96,
@@ -112,10 +127,8 @@ def build_book(path: Path, monos: Sequence[Monograph], *, folio_offset: int = 96
                         writer.paragraph(_swap(block, use_pua))
                     elif isinstance(block, TableBlock):
                         t = block.table
-                        header = [c.text for c in t.header[-1]]
-                        width = sum(c.colspan for c in t.rows[0])
-                        header = (header + [""] * width)[:width]
-                        writer.table(t.caption, [header, *[[c.text for c in row] for row in t.rows]])
+                        page, grid = writer.table(t.caption, _cells(t.header), _cells(t.rows))
+                        exp.tables.append(_table_truth(key.value, t.caption, page, grid))
                     elif isinstance(block, FormulaBlock):
                         f = block.formula
                         writer.formula(f.lead, f.numerator, f.denominator)

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 
 import pymupdf
 
+from duocthu_corpus.typeset.tables import CELL_LEADING, CELL_SIZE, PAD, SourceCell, TableLayout, layout
+
 W, H = 595.0, 842.0
 TOP, BOTTOM = 70.0, 800.0
 LEFT = (50.0, 287.0)
@@ -158,28 +160,31 @@ class Writer:
         assert self.page is not None
         return int(self.page.number)
 
-    def table(self, caption: str, rows: Sequence[Sequence[str]]) -> None:
+    def table(self, caption: str, header: Sequence[Sequence[SourceCell]],
+              body: Sequence[Sequence[SourceCell]]) -> tuple[int, TableLayout]:
+        """A ruled table with its spans: every cell's text wrapped inside its own rectangle."""
         x0, x1 = self.col()
         caption_lines = self.wrap(caption, x1 - x0, self.regular, BODY, 0.0)
-        height = LEADING * (len(rows) + len(caption_lines) + 1) + 6
-        self.need(height + LEADING)
+
+        def measure(text: str, bold: bool) -> float:
+            return self.measure(text, self.bold if bold else self.regular, CELL_SIZE)
+
+        trial = layout(header, body, x0=x0, x1=x1, top=0.0, measure=measure)
+        self.need(LEADING * len(caption_lines) + trial.rows[-1] + 8)
         x0, x1 = self.col()
         for line in caption_lines:
             self.y += LEADING
             self.pending.append((self.column, x0, self.y, line, False, BODY))
-        top = self.y + 4
+        grid = layout(header, body, x0=x0, x1=x1, top=self.y + 4, measure=measure)
         assert self.page is not None
-        ncols = len(rows[0])
-        cw = (x1 - x0) / ncols
-        for r, row in enumerate(rows):
-            for c, cell in enumerate(row):
-                self.pending.append((self.column, x0 + c * cw + 3, top + LEADING * (r + 1) - 3, cell, r == 0, 8.0))
-        bottom = top + LEADING * len(rows)
-        for r in range(len(rows) + 1):
-            self.page.draw_line((x0, top + LEADING * r), (x1, top + LEADING * r), width=0.5)
-        for c in range(ncols + 1):
-            self.page.draw_line((x0 + c * cw, top), (x0 + c * cw, bottom), width=0.5)
-        self.y = bottom + 4
+        for cell in grid.cells:
+            for i, line in enumerate(cell.lines):
+                baseline = cell.bbox[1] + PAD + CELL_LEADING * (i + 1) - 2.0
+                self.pending.append((self.column, cell.bbox[0] + PAD, baseline, line, cell.header, CELL_SIZE))
+        for sx0, sy0, sx1, sy1 in grid.segments:
+            self.page.draw_line((sx0, sy0), (sx1, sy1), width=0.5)
+        self.y = grid.rows[-1] + 4
+        return int(self.page.number), grid
 
     def formula(self, lead: str, numerator: str, denominator: str) -> None:
         """A 2-D fraction with a real bar beside its lead; set smaller rather than overflow into the gutter."""

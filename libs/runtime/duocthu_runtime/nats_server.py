@@ -122,6 +122,20 @@ class NatsServer:
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
 
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode if self._process else None
+
+    def alive(self) -> bool:
+        """Whether the server process is running (a supervisor restarts it on the same port and store)."""
+        return self._process is not None and self._process.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL the server (fault-injection tests); :meth:`start` brings it back on the same port."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+
     def config_text(self) -> str:
         store = str(self.store_dir.resolve()).replace("\\", "/")
         return (

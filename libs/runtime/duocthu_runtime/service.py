@@ -69,6 +69,11 @@ class ServiceRuntime:
             ok = ok and passed
         return ok, report
 
+    async def announce_now(self) -> None:
+        """Announce at once (after a reconnection: a restarted server has an empty presence bucket)."""
+        ready, _ = await self.readiness()
+        await self.bus.announce(self.spec.name, self.spec.settings.instance_id, ready)
+
     async def _announce_forever(self) -> None:
         while True:
             try:
@@ -105,7 +110,9 @@ def build_runtime(spec: ServiceSpec) -> ServiceRuntime:
     bus = Bus(spec.settings, client_name=f"{spec.name}:{spec.settings.instance_id}")
     stage = Stage(spec.name, bus)
     spec.register(stage)
-    return ServiceRuntime(spec, bus, stage)
+    runtime = ServiceRuntime(spec, bus, stage)
+    bus.on_reconnect(runtime.announce_now)
+    return runtime
 
 
 def health_routes(runtime: ServiceRuntime) -> list[BaseRoute]:

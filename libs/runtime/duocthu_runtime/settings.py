@@ -35,7 +35,9 @@ class RuntimeSettings(BaseSettings):
     log_level: str = "INFO"
     log_format: str = Field(default="json", description="json or console")
 
-    bus_ack_wait_s: float = Field(default=30.0, gt=0, description="redelivery delay of an unacked message")
+    bus_ack_wait_s: float = Field(default=5.0, gt=0, description=(
+        "redelivery delay of an unacked message; short, because a running handler sends progress acks "
+        "every third of it, so only a dead replica's message waits this long"))
     bus_max_deliver: int = Field(default=5, ge=1)
     bus_fetch_batch: int = Field(default=16, ge=1)
     bus_fetch_timeout_s: float = Field(default=2.0, gt=0)

@@ -23,6 +23,7 @@ from duocthu_gateway.adapters.readiness import BusReadiness
 from duocthu_gateway.adapters.store import Store, database_url
 from duocthu_gateway.application.asking import Asking
 from duocthu_gateway.application.conversations import Conversations
+from duocthu_gateway.domain.clients import parse_networks
 from duocthu_gateway.entrypoints import admin, browse, conversations, health, query, web
 from duocthu_gateway.entrypoints.deps import Gateway
 from duocthu_gateway.entrypoints.errors import install_error_handlers
@@ -44,16 +45,17 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     bus = Bus(settings, client_name=f"gateway:{settings.instance_id}")
     store = open_store(settings)
     turns = TurnCorrelator(bus, settings.instance_id)
+    readiness = BusReadiness(bus, settings.required_stages)
     chats = Conversations(store, settings.history_turns)
     gateway = Gateway(
         settings=settings,
         asking=Asking(turns, chats, origin=settings.instance_id, deadline_s=settings.turn_deadline_s,
-                      llm_calls=settings.turn_llm_calls),
+                      llm_calls=settings.turn_llm_calls, availability=readiness),
         conversations=chats, turns=turns, limiter=RateLimiter(bus, settings.rate_limit_per_minute),
         monographs=MonographClient(bus),
         crops=CropRenderer(settings.source_pdf or Path(settings.var_dir) / "sample-formulary.pdf",
                            Path(settings.var_dir) / "crops"),
-        jobs=bus, readiness=BusReadiness(bus, settings.required_stages),
+        jobs=bus, readiness=readiness, trusted_proxies=parse_networks(settings.trusted_proxies),
     )
 
     @contextlib.asynccontextmanager
@@ -86,8 +88,10 @@ def serve() -> None:
     settings = GatewaySettings()
     configure_logging("gateway", settings.log_level, settings.log_format)
     configure_tracing("gateway")
+    # proxy_headers off: uvicorn would otherwise rewrite the peer address from X-Forwarded-For for any
+    # loopback peer; the gateway decides whom to believe itself (TRUSTED_PROXIES, domain/clients.py).
     uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_level="warning",
-                access_log=False, timeout_graceful_shutdown=10)
+                access_log=False, timeout_graceful_shutdown=10, proxy_headers=False)
 
 
 def migrate() -> None:

@@ -13,6 +13,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Protocol
 
+from duocthu_contracts.decisions import Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
 from duocthu_contracts.rpc import DrugListReply, SectionListReply, SectionTextReply
@@ -86,6 +87,20 @@ class Crops(Protocol):
 
 class Publisher(Protocol):
     async def publish(self, message: Message) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Why no turn can complete right now: the bus is down, or a stage (named) has no live replica."""
+
+    reason: Reason
+    stage: str | None = None
+
+
+class Availability(Protocol):
+    """Checked before a turn is sent and after one timed out, so the abstain reason says what happened."""
+
+    async def blocker(self) -> Blocker | None: ...
 
 
 class Readiness(Protocol):

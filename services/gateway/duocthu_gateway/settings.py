@@ -24,6 +24,9 @@ class GatewaySettings(RuntimeSettings):
                                     "$VAR_DIR/sample-formulary.pdf)")
     rate_limit_per_minute: int = Field(default=300, ge=0, description="queries per client per minute, counted "
                                        "across all gateway replicas in NATS KV (0: off)")
+    trusted_proxies: tuple[str, ...] = Field(default=(), description=(
+        "addresses or CIDR blocks of reverse proxies whose X-Forwarded-For is believed (JSON list); "
+        "otherwise the rate limit counts the TCP peer address"))
     admin_token: str | None = Field(default=None, description="bearer token of the admin endpoints (unset: "
                                     "admin endpoints refuse every request)")
     database_url: str | None = Field(

@@ -16,6 +16,7 @@ from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, TurnUnderstood
 from duocthu_providers import Embedder, make_query_embedder, make_sparse_encoder, space_identity
 from duocthu_retrieval.adapters.corpus_stream import CorpusStream
+from duocthu_retrieval.adapters.edge_index import EdgeIndex
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.adapters.replicas import ReplicaClient
 from duocthu_retrieval.application.maintenance import IndexMaintenance
@@ -36,8 +37,11 @@ log = get_logger(__name__)
 
 
 def open_index(settings: IndexSettings) -> VectorIndex:
-    """The vector store ``settings`` name (``QDRANT_URL``, or the local directory, which this process then locks)."""
-    return QdrantIndex.open(settings)
+    """The vector store ``settings`` name: a Qdrant server at ``QDRANT_URL`` (scale-out), else the embedded
+    Qdrant Edge index under the var dir (which this process then locks)."""
+    if settings.qdrant_url:
+        return QdrantIndex.open(settings)
+    return EdgeIndex.open(settings)
 
 
 def query_space(settings: RetrievalSettings) -> tuple[Embedder, SparseEncoder, EmbeddingModel]:

@@ -11,9 +11,12 @@ from duocthu_runtime.settings import RuntimeSettings
 
 
 class IndexSettings(EmbeddingSettings):
-    qdrant_url: str | None = Field(default=None, description="Qdrant server; unset: local on-disk mode")
+    qdrant_url: str | None = Field(default=None, description="Qdrant server (scale-out); unset: the embedded "
+                                   "Qdrant Edge index under edge_dir")
     qdrant_api_key: str | None = None
-    qdrant_path: Path | None = Field(default=None, description="local-mode directory (default $VAR_DIR/qdrant)")
+    edge_dir: Path | None = Field(default=None, description="the embedded index (default $VAR_DIR/edge)")
+    qdrant_path: Path | None = Field(default=None, description="qdrant-client local-mode directory: the "
+                                     "reference the contract tests compare the Edge index with, never served")
     qdrant_timeout_s: float = Field(default=30.0, gt=0)
     index_alias: str = Field(default="duocthu_live", description="the alias queries read")
     index_collection_prefix: str = Field(default="duocthu", pattern=r"^[a-z0-9_-]+$")
@@ -21,6 +24,9 @@ class IndexSettings(EmbeddingSettings):
         default=2, ge=1, description="finished release collections kept (the live one included)"
     )
     index_upsert_batch: int = Field(default=256, ge=1, description="points per Qdrant upsert request")
+
+    def edge_path(self) -> Path:
+        return self.edge_dir or self.var_dir / "edge"
 
     def local_path(self) -> Path:
         return self.qdrant_path or self.var_dir / "qdrant"

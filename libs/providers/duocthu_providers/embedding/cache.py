@@ -144,6 +144,10 @@ class EmbeddingCache:
             record = {"model": key.model_id, "kind": key.input_kind, "sha256": key.sha256,
                       "dims": len(vector), "vector": packed}
             lines.append((key, (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")))
+        self._append(lines)
+
+    def _append(self, lines: list[tuple[CacheKey, bytes]]) -> None:
+        """One ``write`` of whole lines under the file lock, then index them."""
         if not lines:
             return
         blob = b"".join(line for _, line in lines)
@@ -158,6 +162,46 @@ class EmbeddingCache:
             for key, line in lines:
                 self._index.setdefault(key, (offset, len(line) - 1))
                 offset += len(line)
+
+    def merge_records(self, lines: Iterable[bytes]) -> int:
+        """Append the valid records of another cache file (e.g. shipped vectors) whose keys are missing here.
+
+        Content addressing makes this safe: a record is found only by the exact
+        text it was made from, so a stale record is never hit.  A record that
+        does not parse, or whose vector does not have the stated dimensions, is
+        skipped.  Returns how many records were added.
+        """
+        fresh: list[tuple[CacheKey, bytes]] = []
+        seen: set[CacheKey] = set()
+        for raw in lines:
+            line = raw.rstrip(b"\n")
+            if not line:
+                continue
+            key = self._parse_key(line)
+            if key is None or key in self._index or key in seen or not self._valid_vector(line):
+                self.skipped_records += key is None
+                continue
+            fresh.append((key, line + b"\n"))
+            seen.add(key)
+        self._append(fresh)
+        return len(fresh)
+
+    @staticmethod
+    def _valid_vector(line: bytes) -> bool:
+        try:
+            record = json.loads(line)
+            return len(base64.b64decode(record["vector"], validate=True)) == 4 * int(record["dims"]) > 0
+        except (ValueError, KeyError, TypeError):
+            return False
+
+    def records(self) -> list[bytes]:
+        """Every indexed record's line (without its newline), ordered by key: the cache's content, reproducibly."""
+        lines = []
+        with self._lock:
+            for key in sorted(self._index):
+                offset, length = self._index[key]
+                lines.append(os.pread(self._file.fileno(), length, offset))
+        return lines
 
     def close(self) -> None:
         self._file.close()

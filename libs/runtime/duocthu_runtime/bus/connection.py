@@ -69,9 +69,37 @@ class Bus:
             reconnect_time_wait=1,
             connect_timeout=5,
             logger=None,
+            reconnected_cb=self._on_reconnected,
             **kwargs,  # type: ignore[arg-type]
         )
         self._presence: KeyValue | None = None
+        self._reconnect_hooks: list[Callable[[], Awaitable[None]]] = []
+        self.reconnects = 0
+
+    def on_reconnect(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run ``hook`` after every reconnection (e.g. to recreate state a restarted server lost)."""
+        self._reconnect_hooks.append(hook)
+
+    async def _on_reconnected(self) -> None:
+        """The server may be a fresh process: memory KV buckets and even streams may be gone.
+
+        Cached bucket handles are dropped (they are recreated on next use), the
+        streams are declared again, and every registered hook runs; a failure
+        is logged and healed lazily by the next use, never raised into the
+        client library's callback loop.
+        """
+        self.reconnects += 1
+        self._presence = None
+        log.warning("bus_reconnected", reconnects=self.reconnects)
+        try:
+            await ensure_streams(self.js, self.settings)
+        except (NatsError, TimeoutError) as exc:
+            log.warning("bus_redeclare_failed", error=f"{type(exc).__name__}: {exc}")
+        for hook in self._reconnect_hooks:
+            try:
+                await hook()
+            except Exception:  # the top of a callback run by the NATS client: log, heal lazily later
+                log.exception("bus_reconnect_hook_failed")
 
     @property
     def js(self) -> JetStreamContext:
@@ -173,12 +201,23 @@ class Bus:
 
     async def announce(self, stage: str, instance_id: str, ready: bool) -> None:
         """Record that ``instance_id`` of ``stage`` is alive (expires after the bucket TTL)."""
-        kv = await self.presence()
         body = {"stage": stage, "instance": instance_id, "ready": ready, "at": datetime.now(UTC).isoformat()}
-        await kv.put(f"{stage}.{_key_token(instance_id)}", json.dumps(body).encode())
+        try:
+            kv = await self.presence()
+            await kv.put(f"{stage}.{_key_token(instance_id)}", json.dumps(body).encode())
+        except (NatsError, TimeoutError):
+            self._presence = None  # the bucket may have gone with a restarted server: recreate on next use
+            raise
 
     async def live_stages(self) -> dict[str, int]:
         """Number of ready, unexpired instances per stage."""
+        try:
+            return await self._live_stages()
+        except (NatsError, TimeoutError):
+            self._presence = None
+            raise
+
+    async def _live_stages(self) -> dict[str, int]:
         kv = await self.presence()
         counts: dict[str, int] = {}
         try:

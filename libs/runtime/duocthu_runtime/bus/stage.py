@@ -12,11 +12,17 @@ handler is a plain translation of one message into a domain call:
   closed, with a reason) instead of leaving the user waiting;
 * outputs are published (durably, de-duplicated by message id) *before* the
   input is acked; a process that dies in between is redelivered, and its
-  re-published outputs are dropped as duplicates.
+  re-published outputs are dropped as duplicates;
+* while a handler runs, a progress ack (``+WPI``) goes out every third of the
+  ack wait, so the ack wait can be short (seconds): a message held by a
+  replica that died is redelivered to another one quickly, and a slow but
+  live handler is never redelivered behind its back.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -150,11 +156,18 @@ class Stage:
                 ack_policy=AckPolicy.MANUAL,
                 title=f"{self.name}:{subject}",
             )
-            subscriber(self._wrap(cls, handler))
+            subscriber(self._wrap(cls, handler, config.ack_wait or settings.bus_ack_wait_s))
 
-    def _wrap(self, cls: type[In], handler: Handler[In]) -> Callable[[NatsMessage], Awaitable[None]]:
+    def _wrap(self, cls: type[In], handler: Handler[In],
+              ack_wait_s: float) -> Callable[[NatsMessage], Awaitable[None]]:
         async def on_message(msg: NatsMessage) -> None:
-            await self.handle(cls, handler, msg.body, msg)
+            keeper = asyncio.create_task(_keep_in_progress(msg, ack_wait_s / 3))
+            try:
+                await self.handle(cls, handler, msg.body, msg)
+            finally:
+                keeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await keeper
 
         on_message.__name__ = f"{self.name}_{cls.__name__}"
         return on_message
@@ -241,3 +254,13 @@ class Stage:
             await self.bus.publish_fire_and_forget(progress)
         except (NatsError, FastStreamException, TimeoutError):  # advisory only: never fail a turn over a status line
             log.warning("progress_publish_failed")
+
+
+async def _keep_in_progress(msg: NatsMessage, every_s: float) -> None:
+    """Progress-ack ``msg`` every ``every_s`` until cancelled (the handler finished)."""
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            await msg.in_progress()
+        except (NatsError, FastStreamException, TimeoutError):  # advisory: the ack wait will redeliver if we died
+            log.warning("progress_ack_failed")

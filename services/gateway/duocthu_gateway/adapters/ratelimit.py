@@ -31,6 +31,11 @@ class RateLimiter:
         self.bus = bus
         self.per_minute = per_minute
         self._kv: KeyValue | None = None
+        bus.on_reconnect(self.forget)
+
+    async def forget(self) -> None:
+        """Drop the bucket handle after a reconnection; the next check recreates the bucket."""
+        self._kv = None
 
     async def _bucket(self) -> KeyValue:
         if self._kv is None:
@@ -65,6 +70,7 @@ class RateLimiter:
             else:
                 return RateDecision(True, self.per_minute, WINDOW_S)
         except (NatsError, TimeoutError, FastStreamException) as exc:
+            self._kv = None  # a restarted server lost the memory bucket: recreate it on the next request
             log.warning("rate_limit_unavailable", error=f"{type(exc).__name__}: {exc}")
             return RateDecision(True, self.per_minute, WINDOW_S)
         if count > self.per_minute:

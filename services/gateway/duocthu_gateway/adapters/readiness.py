@@ -1,23 +1,48 @@
 """Whether this gateway replica can answer: connected, the streams declared, a ready replica of every stage.
 
 Stage presence is read from the NATS KV bucket every stage announces itself
-in (:meth:`Bus.live_stages`).  Implements :class:`duocthu_gateway.ports.Readiness`.
+in (:meth:`Bus.live_stages`).  Implements :class:`duocthu_gateway.ports.Readiness`
+and :class:`duocthu_gateway.ports.Availability` (what blocks a turn right now,
+read at most once a second so a busy gateway does not scan the bucket per request).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from nats.errors import Error as NatsError
 
 from duocthu_contracts import subjects as s
+from duocthu_contracts.decisions import Reason
+from duocthu_gateway.ports import Blocker
 from duocthu_runtime.bus.connection import Bus
 
 
 class BusReadiness:
-    def __init__(self, bus: Bus, required_stages: Sequence[str]) -> None:
+    def __init__(self, bus: Bus, required_stages: Sequence[str], *, cache_s: float = 1.0) -> None:
         self.bus = bus
         self.required_stages = tuple(required_stages)
+        self.cache_s = cache_s
+        self._seen: tuple[float, Blocker | None] = (float("-inf"), None)
+
+    async def blocker(self) -> Blocker | None:
+        """The bus being down, or the first required stage with no ready replica; None when a turn can run."""
+        if not self.bus.connected:
+            return Blocker(Reason.BUS_UNAVAILABLE)
+        at, seen = self._seen
+        now = time.monotonic()
+        if now - at < self.cache_s:
+            return seen
+        try:
+            live = await self.bus.live_stages()
+        except (NatsError, TimeoutError):
+            found: Blocker | None = Blocker(Reason.BUS_UNAVAILABLE)
+        else:
+            missing = [stage for stage in self.required_stages if live.get(stage, 0) == 0]
+            found = Blocker(Reason.STAGE_UNAVAILABLE, missing[0]) if missing else None
+        self._seen = (now, found)
+        return found
 
     async def check(self) -> tuple[bool, dict[str, str]]:
         report: dict[str, str] = {"bus": "connected" if self.bus.connected else "disconnected"}
@@ -31,9 +56,17 @@ class BusReadiness:
             except (NatsError, TimeoutError):
                 report[f"stream:{stream}"] = "missing"
                 ok = False
-        live = await self.bus.live_stages()
+        try:
+            live = await self.bus.live_stages()
+        except (NatsError, TimeoutError) as exc:
+            report["presence"] = f"unavailable: {type(exc).__name__}"
+            return False, report
+        missing = []
         for stage in self.required_stages:
             count = live.get(stage, 0)
             report[f"stage:{stage}"] = f"{count} ready"
-            ok = ok and count > 0
-        return ok, report
+            if count == 0:
+                missing.append(stage)
+        if missing:
+            report["unavailable"] = ", ".join(missing)  # named, so an operator sees which stage has no replica
+        return ok and not missing, report

@@ -1,8 +1,12 @@
 """One question, one turn: the conversation's state out with ``turn.requested``, the verified result back.
 
 The gateway holds the HTTP request until the completion for its turn arrives
-or the deadline passes; then it answers ``abstain`` /
-``request_budget_exhausted`` rather than anything unverified.
+or the deadline passes; then it answers ``abstain`` rather than anything
+unverified, with the reason that is true: ``bus_unavailable`` when the bus is
+down, ``stage_unavailable`` (naming the stage) when a stage has no live
+replica — both checked before the turn is sent, so the user is told at once
+instead of after the whole deadline — and ``request_budget_exhausted`` only
+when everything was up and the turn still ran out of time.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from duocthu_contracts.http import RagQueryRequest, RagQueryResponse
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
 from duocthu_gateway import metrics
 from duocthu_gateway.application.conversations import Conversations
+from duocthu_gateway.domain.reasons import stage_unavailable_message
 from duocthu_gateway.domain.responses import abstain, render
 from duocthu_gateway.errors import TurnNotPublished
-from duocthu_gateway.ports import TurnExchange
+from duocthu_gateway.ports import Availability, Blocker, TurnExchange
 from duocthu_runtime.bus.envelope import new_turn, utcnow
 from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.observability.tracing import current_traceparent, span, trace_id_hex
@@ -27,8 +32,9 @@ log = get_logger(__name__)
 
 class Asking:
     def __init__(self, turns: TurnExchange, conversations: Conversations, *, origin: str, deadline_s: float,
-                 llm_calls: int) -> None:
+                 llm_calls: int, availability: Availability | None = None) -> None:
         self.turns = turns
+        self.availability = availability
         self.conversations = conversations
         self.origin = origin
         self.deadline_s = deadline_s
@@ -51,18 +57,27 @@ class Asking:
             if on_turn is not None:
                 on_turn(turn)
             completed: TurnCompleted | None = None
-            reason = Reason.REQUEST_BUDGET_EXHAUSTED
-            try:
-                completed = await self.turns.submit(turn, (turn.deadline - utcnow()).total_seconds())
-            except TurnNotPublished:
-                log.exception("turn_publish_failed", turn_id=turn.turn_id)
-                reason = Reason.INTERNAL_ERROR
+            blocker = await self._blocker()
+            if blocker is None:
+                try:
+                    completed = await self.turns.submit(turn, (turn.deadline - utcnow()).total_seconds())
+                except TurnNotPublished:
+                    log.exception("turn_publish_failed", turn_id=turn.turn_id)
+                    blocker = Blocker(Reason.BUS_UNAVAILABLE)
+                if completed is None and blocker is None:
+                    blocker = await self._blocker() or Blocker(Reason.REQUEST_BUDGET_EXHAUSTED)
             if completed is None:
-                response = abstain(trace_id=turn.turn_id, correlation_id=correlation_id, reason=reason,
-                                   conversation_id=body.conversation_id, otel_trace_id=otel_trace_id)
+                blocker = blocker or Blocker(Reason.REQUEST_BUDGET_EXHAUSTED)
+                message = stage_unavailable_message(blocker.stage) if blocker.stage else None
+                response = abstain(trace_id=turn.turn_id, correlation_id=correlation_id, reason=blocker.reason,
+                                   conversation_id=body.conversation_id, otel_trace_id=otel_trace_id,
+                                   reason_message=message)
             else:
                 response = render(completed, otel_trace_id=otel_trace_id)
         await self.conversations.record(response, completed, body.query)
         metrics.REQUEST_LATENCY.labels(response.decision).observe(time.perf_counter() - started)
         metrics.RESPONSES.labels(response.decision, response.reason).inc()
         return response
+
+    async def _blocker(self) -> Blocker | None:
+        return await self.availability.blocker() if self.availability is not None else None

@@ -20,6 +20,8 @@ REASON_MESSAGES: dict[Reason, str] = {
     Reason.VISUAL_CHECK_REQUIRED: "Nguồn có bảng hoặc công thức cần đối chiếu trực tiếp với ảnh PDF; không tự động trích số liệu.",
     Reason.STAGE_NOT_IMPLEMENTED: "Một bước xử lý của hệ thống chưa được xây dựng nên không trả lời.",
     Reason.REQUEST_BUDGET_EXHAUSTED: "Hết thời gian xử lý cho lượt hỏi này; hệ thống không trả lời thay vì trả lời chưa kiểm chứng.",
+    Reason.BUS_UNAVAILABLE: "Hệ thống truyền tin nội bộ đang mất kết nối nên câu hỏi chưa được xử lý; vui lòng thử lại sau ít phút.",
+    Reason.STAGE_UNAVAILABLE: "Một bước xử lý của hệ thống hiện không chạy nên câu hỏi chưa được xử lý; vui lòng thử lại sau ít phút.",
     Reason.INTERNAL_ERROR: "Lỗi nội bộ khi xử lý lượt hỏi; hệ thống không trả lời.",
     Reason.CORPUS_NOT_READY: "Dữ liệu dược thư chưa sẵn sàng.",
     Reason.OUT_OF_SCOPE: "Câu hỏi nằm ngoài phạm vi tra cứu dược thư.",
@@ -51,3 +53,19 @@ REASON_MESSAGES: dict[Reason, str] = {
     Reason.JUDGE_UNAVAILABLE: "Bước đối chiếu ngữ nghĩa chưa được cấu hình hoặc không sẵn sàng; hệ thống không trả lời.",
     Reason.VISUAL_EVIDENCE_NOT_GENERATABLE: "Nguồn cần đối chiếu PDF không được dùng để sinh câu trả lời.",
 }
+
+
+#: The stages' names as a clinician reads them in a ``stage_unavailable`` message.
+STAGE_NAMES: dict[str, str] = {
+    "understanding": "phân tích câu hỏi",
+    "retrieval": "tra cứu dược thư",
+    "generation": "soạn câu trả lời",
+    "verifier": "kiểm chứng câu trả lời",
+}
+
+
+def stage_unavailable_message(stage: str) -> str:
+    """The ``stage_unavailable`` text naming the stage that has no live replica."""
+    label = STAGE_NAMES.get(stage, stage)
+    return (f"Bước “{label}” ({stage}) hiện không có tiến trình nào hoạt động nên câu hỏi chưa được xử lý; "
+            "vui lòng thử lại sau ít phút.")

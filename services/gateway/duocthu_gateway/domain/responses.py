@@ -101,7 +101,7 @@ def render(completed: TurnCompleted, *, otel_trace_id: str | None) -> RagQueryRe
 
 def abstain(
     *, trace_id: str, correlation_id: str, reason: Reason, conversation_id: str | None,
-    otel_trace_id: str | None,
+    otel_trace_id: str | None, reason_message: str | None = None,
 ) -> RagQueryResponse:
     return RagQueryResponse(
         trace_id=trace_id,
@@ -110,5 +110,5 @@ def abstain(
         conversation_id=conversation_id,
         decision=Decision.ABSTAIN,
         reason=reason,
-        reason_message=REASON_MESSAGES.get(reason, ""),
+        reason_message=reason_message or REASON_MESSAGES.get(reason, ""),
     )

@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 
 from duocthu_gateway.application.asking import Asking
 from duocthu_gateway.application.conversations import Conversations
+from duocthu_gateway.domain.clients import Network
 from duocthu_gateway.ports import Crops, Monographs, Publisher, RateLimit, Readiness, TurnExchange
 from duocthu_gateway.settings import GatewaySettings
 
@@ -24,6 +25,7 @@ class Gateway:
     crops: Crops
     jobs: Publisher
     readiness: Readiness
+    trusted_proxies: tuple[Network, ...] = ()
 
 
 def gateway(request: Request) -> Gateway:

@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from duocthu_contracts.http import RagQueryRequest, RagQueryResponse
 from duocthu_gateway import metrics
+from duocthu_gateway.domain.clients import client_address
 from duocthu_gateway.entrypoints.deps import Gateway, GatewayDep
 from duocthu_gateway.entrypoints.errors import error_response, request_trace_id
 from duocthu_gateway.entrypoints.streaming import stream_turn
@@ -16,8 +17,9 @@ router = APIRouter()
 
 async def rate_limited(request: Request, gateway: Gateway, correlation_id: str) -> JSONResponse | None:
     """The refusal when this client is over its limit (counted across every gateway replica), else ``None``."""
-    client = request.headers.get("x-forwarded-for", request.client.host if request.client else "unknown")
-    decision = await gateway.limiter.check(client.split(",")[0].strip())
+    peer = request.client.host if request.client else "unknown"
+    client = client_address(peer, request.headers.get("x-forwarded-for"), gateway.trusted_proxies)
+    decision = await gateway.limiter.check(client)
     if decision.allowed:
         return None
     metrics.RATE_LIMITED.inc()

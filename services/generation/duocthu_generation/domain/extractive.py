@@ -15,7 +15,7 @@ from duocthu_contracts.sections import SectionKey
 from duocthu_generation.domain import dosage
 from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
 from duocthu_generation.domain.writer_input import WriterInput
-from duocthu_text.vietnamese import fold, lexical_coverage
+from duocthu_text.vietnamese import casefold_keep_marks, fold, lexical_coverage
 
 PROVIDER = "extractive"
 MAX_SENTENCES = {"short": 3, "normal": 8, "full": 40}
@@ -54,7 +54,9 @@ def _section_claims(paras: Sequence[Paragraph], limit: int) -> list[Claim]:
 
 
 def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
+    """The dose lines of the asked patient's band(s) only; another population never leads (or appears)."""
     frame = request.frame
+    asked_with: list[str] = []
     if not dosage.population_known(frame):
         replies = dosage.quick_replies(paras)
         if len(replies) > 1:
@@ -62,11 +64,12 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
                          provider=PROVIDER)
         chosen = [p for p in paras if not p.label_only]
     else:
-        chosen = dosage.select(paras, frame)
+        selection = dosage.choose(paras, frame)
+        chosen, asked_with = selection.chosen, selection.ask_with
     claims = [_claim(p, p.text, request.evidence, p.route) for p in chosen]
     claims = _cover(claims, paras, request.must_cover)
     if not claims:
-        replies = dosage.quick_replies(paras)
+        replies = asked_with if len(asked_with) > 1 else dosage.quick_replies(paras)
         return Draft(evidence_sufficient=False, clarifying_question=CLARIFY_POPULATION if replies else None,
                      quick_replies=replies, provider=PROVIDER)
     return Draft(claims=claims, provider=PROVIDER)
@@ -74,19 +77,22 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
 
 def _candidate_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[Claim]:
     """One indication sentence per candidate (the one naming the condition), then stage-2 findings."""
-    condition = fold(request.frame.condition or "")
     out: list[Claim] = []
     allowed = set(request.candidate_drug_ids)
+    best: dict[str, tuple[tuple[bool, bool, float, int], Claim]] = {}
+    order = 0
     for p in paras:
         block = request.evidence[p.evidence_index - 1]
-        if block.drug_id not in allowed or p.label_only:
+        if block.drug_id not in allowed or p.label_only or block.section_key is not SectionKey.CHI_DINH:
             continue
-        if block.section_key is SectionKey.CHI_DINH:
-            scored = sorted(((lexical_coverage(request.frame.condition or "", s), s) for s in sentences(p.text)),
-                            key=lambda x: -x[0])
-            hit = [s for score, s in scored if condition and (condition in fold(s) or score >= MIN_COVERAGE)][:1]
-            if hit and not any(c.drug_id == block.drug_id and c.citations == [p.evidence_index] for c in out):
-                out.append(Claim(text=hit[0], citations=[p.evidence_index], drug_id=block.drug_id))
+        for key, sentence in _condition_sentences(p.text, request.frame.condition or ""):
+            order -= 1
+            ranked = (*key, order)
+            if block.drug_id not in best or ranked > best[block.drug_id][0]:
+                best[block.drug_id] = (ranked, Claim(text=sentence, citations=[p.evidence_index],
+                                                     drug_id=block.drug_id))
+    seen = [e.drug_id for e in request.evidence]
+    out.extend(claim for _, (_, claim) in sorted(best.items(), key=lambda kv: seen.index(kv[0])))
     terms: dict[str, set[str]] = {}
     for assessment in request.assessments:
         for finding in assessment.findings:
@@ -100,6 +106,25 @@ def _candidate_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[
         for sentence in sentences(p.text):
             if any(t in fold(sentence) for t in wanted):
                 out.append(Claim(text=sentence, citations=[p.evidence_index], drug_id=block.drug_id))
+    return out
+
+
+def _condition_sentences(text: str, condition: str) -> list[tuple[tuple[bool, bool, float], str]]:
+    """The sentences of an indication that name the condition, each with how closely it names it.
+
+    The whole phrase as typed (with its diacritics: "đau đầu" is not "đau"), then the phrase folded, then the
+    share of its words.  A sentence that names too little of the condition is never returned, so the first
+    sentence of an indication is never the claim by default.
+    """
+    marked, folded = casefold_keep_marks(condition).strip(" ,."), fold(condition).strip(" ,.")
+    if not folded:
+        return []
+    out = []
+    for sentence in sentences(text):
+        key = (marked in casefold_keep_marks(sentence), folded in fold(sentence),
+               lexical_coverage(condition, sentence))
+        if key[1] or key[2] >= MIN_COVERAGE:
+            out.append((key, sentence))
     return out
 
 

@@ -12,22 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import urlparse
 
 import typer
 
 from duocthu_contracts.messages import CorpusReleaseCompleted, IngestJobRequestedPayload, IngestJobResult
 from duocthu_ingest.application.jobs import part_jobs
-from duocthu_ingest.application.pipeline import IngestRequest, IngestResult
+from duocthu_ingest.application.pipeline import IngestRequest, IngestResult, Progress
 from duocthu_ingest.errors import IngestError
-from duocthu_runtime.nats_server import discover_running
+from duocthu_runtime.progress import JobProgress
+from duocthu_runtime.stack_discovery import NO_STACK_HINT, reachable, stack_nats_url
 
 SubmitAll = Callable[[str, list[IngestJobRequestedPayload], float, bool],
                      Coroutine[None, None, tuple[list[IngestJobResult], CorpusReleaseCompleted | None]]]
@@ -37,7 +36,7 @@ SubmitAll = Callable[[str, list[IngestJobRequestedPayload], float, bool],
 class IngestTools:
     """What the command acts on, handed in by the composition root."""
 
-    parse: Callable[[IngestRequest], IngestResult]
+    parse: Callable[[IngestRequest, Progress | None], IngestResult]
     page_count: Callable[[Path], int]
     submit_all: SubmitAll
 
@@ -67,21 +66,9 @@ def gate_table(gates: list[dict[str, object]] | dict[str, int]) -> str:
     return "\n".join(lines)
 
 
-def _reachable(url: str) -> bool:
-    for server in url.split(","):
-        parsed = urlparse(server.strip())
-        try:
-            with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 4222), timeout=0.5):
-                return True
-        except OSError:
-            continue
-    return False
-
-
 def find_stack(var_dir: Path, nats_url: str | None) -> str | None:
-    if nats_url and _reachable(nats_url):
-        return nats_url
-    return discover_running(var_dir / "nats")
+    """A reachable ``NATS_URL``, else the stack running on ``var_dir`` (None: ingest in-process)."""
+    return stack_nats_url(var_dir, nats_url if nats_url and reachable(nats_url) else None)
 
 
 def ingest_commands(tools: IngestTools) -> typer.Typer:
@@ -112,7 +99,7 @@ def ingest_commands(tools: IngestTools) -> typer.Typer:
             raise typer.BadParameter("mode must be auto, bus or local")
         url = find_stack(var_dir, nats_url) if mode != "local" else None
         if mode == "bus" and url is None:
-            typer.echo("error: no running stack found (start `duocthu up` or set NATS_URL)", err=True)
+            typer.echo(f"error: no running stack found in {var_dir}: {NO_STACK_HINT}", err=True)
             raise typer.Exit(2)
         report.parent.mkdir(parents=True, exist_ok=True)
         if url is not None:
@@ -159,8 +146,10 @@ def ingest_commands(tools: IngestTools) -> typer.Typer:
                        f"batches" + (f", release {release.payload.release_id} live" if release else ""))
             return
         try:
-            result_local = tools.parse(IngestRequest(pdf=pdf, transcriptions=transcriptions, page_range=page_range,
-                                                    residual_ink=residual_ink))
+            with JobProgress("ingest (parse, gates, chunks)", unit="pages") as progress:
+                result_local = tools.parse(IngestRequest(pdf=pdf, transcriptions=transcriptions, page_range=page_range,
+                                                        residual_ink=residual_ink),
+                                           lambda page, total: progress.update(page + 1, total))
         except IngestError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from exc

@@ -17,7 +17,6 @@ from __future__ import annotations
 import uuid
 import warnings
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -25,9 +24,18 @@ from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ApiException, UnexpectedResponse
 
-from duocthu_contracts.corpus import ChunkRecord, DrugCatalog, EmbeddedChunk, EmbeddingModel, ReleaseManifest
+from duocthu_contracts.corpus import ChunkRecord, EmbeddedChunk, EmbeddingModel, ReleaseManifest
 from duocthu_contracts.corpus import SparseVector as SparseVec
 from duocthu_contracts.sections import SectionKey
+from duocthu_retrieval.adapters.sidecar_records import (
+    batch_entry,
+    batch_key,
+    batch_record,
+    failure_record,
+    ledger_order,
+    manifest_of,
+    manifest_record,
+)
 from duocthu_retrieval.domain.naming import is_release_collection, sidecar_name
 from duocthu_retrieval.domain.points import (
     BOOL_INDEXES,
@@ -75,10 +83,6 @@ _store_call = translating(_STORE_ERRORS, _unavailable)
 
 def _sidecar_id(key: str) -> str:
     return str(uuid.uuid5(_SIDECAR_NS, key))
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
 
 
 class QdrantIndex:
@@ -234,16 +238,7 @@ class QdrantIndex:
 
     @_store_call
     async def record_batch(self, collection: str, entry: BatchEntry) -> None:
-        payload = {
-            "kind": "batch", "part_index": entry.part_index, "part_count": entry.part_count,
-            "batch_index": entry.batch_index, "batch_count": entry.batch_count,
-            "part_chunk_count": entry.part_chunk_count, "chunk_count": entry.chunk_count,
-            "corpus_sha256": entry.corpus_sha256, "source_sha256": entry.source_sha256,
-            "model": entry.model.model_dump(mode="json"),
-            "catalog": entry.catalog.model_dump(mode="json") if entry.catalog is not None else None,
-            "at": _now(),
-        }
-        await self._sidecar_put(collection, f"batch/{entry.part_index}/{entry.batch_index}", payload)
+        await self._sidecar_put(collection, batch_key(entry), batch_record(entry))
 
     @_store_call
     async def ledger(self, collection: str) -> list[BatchEntry]:
@@ -251,23 +246,13 @@ class QdrantIndex:
         if not await self.exists(sidecar):
             return []
         condition = qm.FieldCondition(key="kind", match=qm.MatchValue(value="batch"))
-        entries: list[BatchEntry] = []
-        for payload in await self._scroll_payloads(sidecar, qm.Filter(must=[condition])):
-            catalog = payload.get("catalog")
-            entries.append(BatchEntry(
-                part_index=int(payload["part_index"]), part_count=int(payload["part_count"]),
-                batch_index=int(payload["batch_index"]), batch_count=int(payload["batch_count"]),
-                part_chunk_count=int(payload["part_chunk_count"]), chunk_count=int(payload["chunk_count"]),
-                corpus_sha256=str(payload["corpus_sha256"]), source_sha256=str(payload["source_sha256"]),
-                model=EmbeddingModel.model_validate(payload["model"]),
-                catalog=DrugCatalog.model_validate(catalog) if catalog else None,
-            ))
-        return sorted(entries, key=lambda e: (e.part_index, e.batch_index))
+        payloads = await self._scroll_payloads(sidecar, qm.Filter(must=[condition]))
+        return ledger_order([batch_entry(p) for p in payloads])
 
     @_store_call
     async def record_failure(self, collection: str, error: str) -> None:
         await self._ensure_sidecar(collection)
-        await self._sidecar_put(collection, "failure", {"kind": "failure", "error": error, "at": _now()})
+        await self._sidecar_put(collection, "failure", failure_record(error))
 
     @_store_call
     async def failure(self, collection: str) -> str | None:
@@ -276,16 +261,13 @@ class QdrantIndex:
 
     @_store_call
     async def write_manifest(self, collection: str, manifest: ReleaseManifest) -> None:
-        await self._sidecar_put(collection, "manifest", {"kind": "manifest", "manifest": manifest.model_dump(
-            mode="json"), "indexed_at": _now()})
+        await self._sidecar_put(collection, "manifest", manifest_record(manifest))
 
     @_store_call
     async def manifest(self, collection: str) -> tuple[ReleaseManifest, str] | None:
         """The collection's manifest and when it was written, if the release passed its gates."""
         payload = await self._sidecar_get(collection, "manifest")
-        if payload is None:
-            return None
-        return ReleaseManifest.model_validate(payload["manifest"]), str(payload.get("indexed_at", ""))
+        return manifest_of(payload) if payload is not None else None
 
     @_store_call
     async def live_manifest(self) -> ReleaseManifest | None:

@@ -23,8 +23,9 @@ from duocthu_retrieval.errors import IndexUnavailable, OperationFailed, RebuildF
 from duocthu_retrieval.ports import Replicas
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.nats_server import NatsServer, discover_running
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.progress import JobProgress
+from duocthu_runtime.stack_discovery import ops_settings, stack_nats_url
 
 T = TypeVar("T")
 
@@ -38,12 +39,12 @@ NatsUrl = Annotated[str | None, typer.Option(envvar="NATS_URL", help="NATS to us
 
 async def _with_bus(var_dir: Path, nats_url: str | None, work: Callable[[Bus], Awaitable[T]]) -> T:
     """Run ``work(bus)`` on the given NATS, the running stack's, or a private server over the same store."""
-    url = nats_url or discover_running(var_dir / "nats")
+    url = stack_nats_url(var_dir, nats_url)
     server = None
     if url is None:
         server = NatsServer(store_dir=var_dir / "nats", log_file=var_dir / "logs" / "nats-index.log").start()
         url = server.url
-    bus = Bus(RuntimeSettings(nats_url=url), client_name="duocthu-index")
+    bus = Bus(ops_settings(url), client_name="duocthu-index")
     try:
         await bus.connect()
         return await work(bus)
@@ -71,7 +72,10 @@ def index_commands(open_local: OpenLocal, open_replicas: OpenReplicas) -> typer.
                                             release_id=release, timeout_s=timeout, echo=typer.echo)
 
         try:
-            result = asyncio.run(_with_bus(var_dir, nats_url, work))
+            with JobProgress("index rebuild", unit="chunks") as progress:
+                result = asyncio.run(_with_bus(var_dir, nats_url, work))
+                if result.payload.manifest is not None:
+                    progress.update(result.payload.manifest.chunk_count, result.payload.manifest.chunk_count)
         except (OperationFailed, RebuildFailed, IndexUnavailable) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(1) from exc
@@ -86,13 +90,13 @@ def index_commands(open_local: OpenLocal, open_replicas: OpenReplicas) -> typer.
     def status_command(var_dir: VarDir = Path("var"), nats_url: NatsUrl = None) -> None:
         """Print the live release's manifest and whether it matches the query embedder (JSON)."""
         settings = RetrievalSettings(var_dir=var_dir)
-        url = nats_url or discover_running(var_dir / "nats")
+        url = stack_nats_url(var_dir, nats_url)
 
         async def work() -> str:
             if url is None:
                 status = await operations.index_status(None, lambda: open_local(settings, None))
                 return status.model_dump_json(indent=2)
-            bus = Bus(RuntimeSettings(nats_url=url), client_name="duocthu-index")
+            bus = Bus(ops_settings(url), client_name="duocthu-index")
             await bus.connect()
             try:
                 status = await operations.index_status(open_replicas(bus), lambda: open_local(settings, None))

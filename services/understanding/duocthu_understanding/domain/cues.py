@@ -81,7 +81,9 @@ CONDITION_TO_DRUG = _c(
 CONDITION_FRAME_WORDS = _c(
     r"\b(thi |nen )?(dung|uong|su dung) (nhung )?thuoc (nao|gi)\b|\b(nhung |co )?thuoc (nao|gi)( duoc)?"
     r"( (dung|chi dinh|dieu tri|tri|chua))?( (cho|trong|de))?\b|\bthuoc (tri|dieu tri|chua|dung cho|dung trong|"
-    r"chi dinh cho)\b|\b(dieu tri|chua|tri)\b|\b(dung|chi dinh) (cho|trong|de)\b|\b(de )?kiem soat\b|\bnen\b")
+    r"chi dinh cho)\b|\b(dieu tri|chua|tri)\b|\b(dung|chi dinh) (cho|trong|de)\b|\b(de )?kiem soat\b|\bnen\b|"
+    r"^(co the )?((dung|uong|su dung) )?(nhung )?thuoc\b|\bthuoc nao\b|\bco the (dung|uong|can nhac)\b|"
+    r"\b(thuoc )?nao(?=\W*$)")
 CONDITION_LEAD = _c(r"^(benh nhan|nguoi benh|nguoi bi|nguoi|bi|mac|khi bi|truong hop)\s+")
 CONDITION_CUT = _c(r"\s+(co|kem|kem theo|dang|va co)\s+|\s*,")
 CONDITION_PHRASE = _c(

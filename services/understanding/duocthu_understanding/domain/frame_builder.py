@@ -72,6 +72,8 @@ def _condition(question: str, folded: str, drugs: Sequence[Match]) -> str | None
         return None
     start, end = m.span("condition")
     typed = question[start:end].strip(" ,.-")
+    if cut := cues.CONDITION_CUT.search(fold(typed)):  # "gút cấp, suy thận …, đang dùng …": the rest is context
+        typed = typed[:cut.start()]
     words = [w for w in typed.split() if fold(w) not in {"thuoc", "benh", "nguoi"}]
     while words and fold(words[-1]) in {"dung", "thi", "nen", "uong", "su", "co"}:
         words.pop()

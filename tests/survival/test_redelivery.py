@@ -1,0 +1,43 @@
+"""Short ack wait with progress acks: a slow live handler is never redelivered, a dead one's after the short ack wait
+(the kill -9 case: tests/e2e/test_platform_e2e.py with the default ack wait)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from duocthu_contracts.decisions import Decision, Reason
+from duocthu_contracts.envelope import Message
+from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload
+from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.envelope import new_turn
+from duocthu_runtime.bus.stage import Stage, StageContext
+from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.settings import RuntimeSettings
+
+
+async def test_slow_handler_keeps_its_message_and_a_dead_one_is_redelivered_quickly(
+        fresh_nats: NatsServer) -> None:
+    settings = RuntimeSettings(nats_url=fresh_nats.url, bus_ack_wait_s=1.0, bus_fetch_timeout_s=0.3)
+    deliveries: list[str] = []
+    release = asyncio.Event()
+
+    async def slow(message: TurnRequested, ctx: StageContext[TurnRequested]) -> Sequence[Message]:
+        deliveries.append(f"slow:{message.payload.query}")
+        await asyncio.wait_for(release.wait(), timeout=10)  # 3.5 ack waits below
+        return [ctx.complete(Decision.ABSTAIN, Reason.STAGE_NOT_IMPLEMENTED)]
+
+    worker = Bus(settings, client_name="slow-replica")
+    Stage("probe", worker).consumes(TurnRequested, slow)
+    await worker.start()
+    publisher = Bus(settings, client_name="publisher")
+    await publisher.connect()
+    turn = new_turn(TurnRequested, TurnRequestedPayload(query="slow"), origin="gw", deadline_s=60, llm_calls=8)
+    await publisher.publish(turn)
+    await asyncio.sleep(3.5)
+    assert deliveries == ["slow:slow"], "progress acks kept a live slow handler's message from redelivery"
+    release.set()
+    await asyncio.sleep(0.5)
+
+    await worker.stop()
+    await publisher.stop()
