@@ -1,4 +1,4 @@
-"""The indexer as a projection of the CORPUS stream: real NATS, real Qdrant (local mode), real vectors."""
+"""The indexer as a projection of the CORPUS stream: real NATS, real Qdrant Edge, real vectors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from duocthu_contracts.corpus import EmbeddedChunk
 from duocthu_contracts.messages import CorpusBatchEmbedded
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
+from duocthu_retrieval.adapters.edge_index import EdgeIndex
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.envelope import new_message
 from duocthu_runtime.nats_server import NatsServer
@@ -181,8 +181,8 @@ async def test_point_ids_are_uuid5_of_chunk_ids_and_reindexing_overwrites(
         await asyncio.sleep(1.0)
         chunk = index_corpus.chunks[3].chunk
         index = service.index
-        assert isinstance(index, QdrantIndex)
-        records = await index.client.retrieve("duocthu__rel-ids", ids=[str(uuid.uuid5(POINT_NAMESPACE,
-                                                                                              chunk.chunk_id))])
+        assert isinstance(index, EdgeIndex)
+        shard = index._shard("duocthu__rel-ids")
+        records = shard.retrieve([str(uuid.uuid5(POINT_NAMESPACE, chunk.chunk_id))], True, False)
         assert records and records[0].payload is not None and records[0].payload["chunk_id"] == chunk.chunk_id
         assert await service.index.count("duocthu__rel-ids") == len(index_corpus.chunks)

@@ -10,10 +10,11 @@ from typer.testing import CliRunner
 
 from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
 from duocthu_providers.embedding.cache import CachingEmbedder
+from duocthu_retrieval.adapters.edge_index import EdgeIndex
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_retrieval.errors import IndexUnavailable
-from duocthu_retrieval.main import index_cli
+from duocthu_retrieval.main import index_cli, open_index
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.nats_server import NatsServer
 from tests.fixtures.index import IndexCorpus
@@ -99,7 +100,7 @@ def test_cli_rebuilds_in_process_when_no_service_runs(tmp_path: Path, fresh_nats
     assert "live: release rel-cli in duocthu__rel-cli__r" in result.output
 
     async def check() -> None:
-        index = QdrantIndex.open(settings)
+        index = open_index(settings)  # the adapter the service serves from (Edge unless QDRANT_URL)
         try:
             live = await index.live_collection()
             assert live is not None and live.startswith("duocthu__rel-cli__r")
@@ -113,10 +114,12 @@ def test_cli_rebuilds_in_process_when_no_service_runs(tmp_path: Path, fresh_nats
     assert '"release_id": "rel-cli"' in status.output
 
 
-async def test_the_local_directory_is_never_opened_twice(index_settings: RetrievalSettings) -> None:
-    index = QdrantIndex.open(index_settings)
+@pytest.mark.parametrize("adapter", [EdgeIndex, QdrantIndex], ids=["edge", "local"])
+async def test_the_local_directory_is_never_opened_twice(index_settings: RetrievalSettings,
+                                                         adapter: type[EdgeIndex] | type[QdrantIndex]) -> None:
+    index = adapter.open(index_settings)
     try:
         with pytest.raises(IndexUnavailable, match="in use by another process"):
-            QdrantIndex.open(index_settings)
+            adapter.open(index_settings)
     finally:
         await index.close()

@@ -51,10 +51,11 @@ from duocthu_retrieval.adapters.sidecar_records import (
 )
 from duocthu_retrieval.domain.naming import is_release_collection, sidecar_name
 from duocthu_retrieval.domain.points import (
-    BOOL_INDEXES,
     DENSE_VECTOR,
     INTEGER_INDEXES,
     KEYWORD_INDEXES,
+    QUARANTINE_FIELD,
+    QUARANTINED,
     SEARCH_TEXT_FIELD,
     SEARCH_TEXT_FOLDED_FIELD,
     SPARSE_FOLDED_VECTOR,
@@ -200,7 +201,6 @@ class EdgeIndex:
     async def create_payload_indexes(self, collection: str) -> None:
         """A payload index on every filtered field and phrase-matching text indexes; then optimise (HNSW)."""
         schemas: list[tuple[str, Any]] = [(name, qe.PayloadSchemaType.Keyword) for name in KEYWORD_INDEXES]
-        schemas += [(name, qe.PayloadSchemaType.Bool) for name in BOOL_INDEXES]
         schemas += [(name, qe.PayloadSchemaType.Integer) for name in INTEGER_INDEXES]
         schemas += [(name, qe.TextIndexParams(tokenizer=qe.TokenizerType.Word, lowercase=True,
                                               phrase_matching=True)) for name in TEXT_INDEXES]
@@ -440,7 +440,7 @@ def to_filter(flt: SearchFilter, extra: Sequence[Any] = ()) -> qe.Filter | None:
         must_not.append(qe.FieldCondition(key="section_key",
                                           match=qe.MatchAny(any=[str(k) for k in flt.exclude_section_keys])))
     if flt.exclude_quarantined:
-        must_not.append(qe.FieldCondition(key="has_quarantined_content", match=qe.MatchValue(value=True)))
+        must_not.append(qe.FieldCondition(key=QUARANTINE_FIELD, match=qe.MatchValue(value=QUARANTINED)))
     if not must and not must_not:
         return None
     return qe.Filter(must=must or None, must_not=must_not or None)

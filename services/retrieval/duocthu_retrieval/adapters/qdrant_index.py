@@ -38,10 +38,11 @@ from duocthu_retrieval.adapters.sidecar_records import (
 )
 from duocthu_retrieval.domain.naming import is_release_collection, sidecar_name
 from duocthu_retrieval.domain.points import (
-    BOOL_INDEXES,
     DENSE_VECTOR,
     INTEGER_INDEXES,
     KEYWORD_INDEXES,
+    QUARANTINE_FIELD,
+    QUARANTINED,
     SEARCH_TEXT_FIELD,
     SEARCH_TEXT_FOLDED_FIELD,
     SPARSE_FOLDED_VECTOR,
@@ -173,7 +174,6 @@ class QdrantIndex:
     async def create_payload_indexes(self, collection: str) -> None:
         """The payload indexes of seed 003 §11.1 (no effect, but harmless, in local mode)."""
         fields: list[tuple[str, Any]] = [(name, qm.PayloadSchemaType.KEYWORD) for name in KEYWORD_INDEXES]
-        fields += [(name, qm.PayloadSchemaType.BOOL) for name in BOOL_INDEXES]
         fields += [(name, qm.PayloadSchemaType.INTEGER) for name in INTEGER_INDEXES]
         fields += [(name, qm.TextIndexParams(type=qm.TextIndexType.TEXT, tokenizer=qm.TokenizerType.WORD,
                                              lowercase=True, phrase_matching=True)) for name in TEXT_INDEXES]
@@ -393,7 +393,7 @@ def to_filter(flt: SearchFilter) -> qm.Filter | None:
         must_not.append(qm.FieldCondition(key="section_key",
                                           match=qm.MatchAny(any=[str(k) for k in flt.exclude_section_keys])))
     if flt.exclude_quarantined:
-        must_not.append(qm.FieldCondition(key="has_quarantined_content", match=qm.MatchValue(value=True)))
+        must_not.append(qm.FieldCondition(key=QUARANTINE_FIELD, match=qm.MatchValue(value=QUARANTINED)))
     if not must and not must_not:
         return None
     return qm.Filter(must=must or None, must_not=must_not or None)

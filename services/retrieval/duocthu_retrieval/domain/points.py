@@ -28,9 +28,15 @@ RELEASE_FIELD = "release_id"
 SEARCH_TEXT_FIELD = "search_text"
 SEARCH_TEXT_FOLDED_FIELD = "search_text_folded"
 
-#: Payload indexes of seed 003 §11.1 (keyword/bool), plus the phrase-matching text fields.
-KEYWORD_INDEXES = ("chunk_id", "drug_id", "section_key", "atc_codes", "chunk_kind")
-BOOL_INDEXES = ("has_quarantined_content",)
+#: Whether a point carries quarantined content, as a keyword: Qdrant Edge (qdrant-edge-py 0.9) stores a
+#: Python ``True`` payload value as the integer 1, so a bool match never excluded anything there; a keyword
+#: filters the same way in every adapter.
+QUARANTINE_FIELD = "quarantine_state"
+QUARANTINED = "quarantined"
+CLEAN = "clean"
+
+#: Payload indexes of seed 003 §11.1 (keyword), plus the phrase-matching text fields.
+KEYWORD_INDEXES = ("chunk_id", "drug_id", "section_key", "atc_codes", "chunk_kind", QUARANTINE_FIELD)
 INTEGER_INDEXES = ("part_index",)
 TEXT_INDEXES = (SEARCH_TEXT_FIELD, SEARCH_TEXT_FOLDED_FIELD)
 
@@ -52,6 +58,7 @@ def chunk_payload(chunk: ChunkRecord, release_id: str) -> dict[str, Any]:
     payload[RELEASE_FIELD] = release_id
     payload[SEARCH_TEXT_FIELD] = search_text(chunk.text)
     payload[SEARCH_TEXT_FOLDED_FIELD] = search_text_folded(chunk.text)
+    payload[QUARANTINE_FIELD] = QUARANTINED if chunk.has_quarantined_content else CLEAN
     return payload
 
 
