@@ -176,3 +176,33 @@ def test_the_indication_claim_is_the_sentence_naming_the_condition(condition: st
     assert claim.text.startswith(starts) if starts else fold(condition) in fold(claim.text)
     first = evidence[0].text.split("\n")[0]
     assert fold(condition) in fold(claim.text) or not claim.text.startswith(first[:40])
+
+
+@pytest.mark.parametrize(("drug_id", "kw", "must", "never"), [
+    # a condition with no patient facts: the line labelled for it, with its printed population
+    ("ibuprofen", {"condition": "gút cấp"}, ["Người lớn (gút cấp)"], ["Trẻ em"]),
+    ("amoxicilin", {"condition": "Helicobacter pylori"}, ["Người lớn (nhiễm Helicobacter pylori)"], ["Trẻ em"]),
+    # a weight band refines the general adult line, which then is left out
+    ("paracetamol", {"population": "Người lớn", "weight_kg": 45.0}, ["Người lớn cân nặng dưới 50 kg"],
+     ["Người lớn và trẻ em từ 12 tuổi", "Trẻ em"]),
+    # an age band over a line printed for one condition
+    ("ibuprofen", {"age_years": 8.0, "population": "Trẻ em"}, ["Trẻ em từ 3 tháng đến dưới 12 tuổi"],
+     ["Trẻ em (viêm khớp", "Người lớn"]),
+    # no condition asked: the general adult lines, not those printed for one condition
+    ("diclofenac", {"population": "Người cao tuổi"}, ["Người cao tuổi", "Người lớn:"],
+     ["Người lớn (gút cấp)", "Người lớn (đau nửa đầu)", "Trẻ em"]),
+    # a child's line whose label is long (13 words) is still the child's, never the adult's
+    ("omeprazol", {"population": "Người lớn"}, ["Loét tá tràng"], ["Trẻ em", "Suy gan"]),
+])
+def test_population_and_condition_pick_the_printed_band(drug_id: str, kw: dict[str, object], must: list[str],
+                                                        never: list[str]) -> None:
+    evidence = [make_evidence(drug_id, DOSE)]
+    draft = draft_for(dose_frame(**kw), evidence)
+    assert draft.claims, draft
+    assert_verbatim(list(draft.claims), evidence)
+    texts = [c.text for c in draft.claims]
+    assert texts[0].startswith(must[0]), texts
+    for label in must:
+        assert any(t.startswith(label) for t in texts), (label, texts)
+    for label in never:
+        assert not any(t.startswith(label) for t in texts), (label, texts)

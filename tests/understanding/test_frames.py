@@ -229,3 +229,19 @@ def test_a_case_keeps_its_facts_beside_the_condition() -> None:
     ctx = frame.patient_context
     assert ctx.age_years == 72.0 and ctx.crcl_ml_min == 25.0 and ctx.ckd
     assert [d.drug_id for d in ctx.current_medications] == ["warfarin"]
+
+
+@pytest.mark.parametrize(("question", "condition"), [
+    ("Liều ibuprofen trong gút cấp?", "gút cấp"),
+    ("Liều colchicin cho người lớn bị gút cấp?", "gút cấp"),
+    ("Liều dùng amoxicilin diệt Helicobacter pylori?", "Helicobacter pylori"),
+    ("lieu diclofenac trong dau nua dau", "dau nua dau"),
+    ("Liều paracetamol cho người lớn?", None),
+    ("Liều paracetamol tối đa trong ngày?", None),
+    ("Liều amoxicilin cho người lớn bị suy thận?", None),
+])
+def test_a_dose_question_keeps_the_condition_it_names(question: str, condition: str | None) -> None:
+    outcome = ask(question)
+    assert not outcome.ends_turn, outcome
+    assert outcome.frame.section_key is S.LIEU_LUONG_VA_CACH_DUNG
+    assert outcome.frame.condition == condition

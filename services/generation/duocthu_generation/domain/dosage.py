@@ -11,6 +11,7 @@ labels the section actually prints as quick replies.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,7 +64,7 @@ def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
     if facts.weight_kg is not None:
         routed = [p for p in routed if not bands.for_unknown_weight(p.text)]
     judged = [(p, bands.judge(scope_of(p), facts)) for p in routed if not bands.parse(scope_of(p)).empty]
-    known = _for_condition([p for p, v in judged if v is bands.Verdict.YES], frame)
+    known = _most_specific(_for_condition([p for p, v in judged if v is bands.Verdict.YES], frame), facts, frame)
     if known:
         return Selection(sorted(known, key=lambda p: bands.parse(scope_of(p)).priority), [])
     undecided = _for_condition([p for p, v in judged if v is bands.Verdict.UNKNOWN], frame)
@@ -84,8 +85,43 @@ def _for_condition(lines: list[Paragraph], frame: QueryFrame) -> list[Paragraph]
     """With a condition in the question, the lines labelled for it (when the book labels any), else all."""
     if not frame.condition:
         return lines
-    named = [p for p in lines if lexical_coverage(frame.condition, scope_of(p)) >= CONDITION_COVERAGE]
-    return named or lines
+    return for_condition(lines, frame.condition) or lines
+
+
+def for_condition(lines: Sequence[Paragraph], condition: str) -> list[Paragraph]:
+    """The dose lines whose label names ``condition`` ("Người lớn (gút cấp)", "Diệt Helicobacter pylori")."""
+    return [p for p in lines if lexical_coverage(condition, scope_of(p)) >= CONDITION_COVERAGE]
+
+
+#: A parenthesised qualifier with no number: a condition the line is for ("(gút cấp)"), not a band ("(Clcr 10 – 30 …)").
+_QUALIFIER = re.compile(r"\(([^()\d]+)\)")
+
+
+def qualified(p: Paragraph) -> bool:
+    """A line the book prints for one condition only: its label carries a qualifier or names no population."""
+    label = p.label or ""
+    return bool(_QUALIFIER.search(label)) or (bool(label) and bands.parse(label).empty and not is_dose_note(label))
+
+
+def _most_specific(lines: list[Paragraph], facts: bands.Facts, frame: QueryFrame) -> list[Paragraph]:
+    """Among the lines the patient falls in, those that say most about this patient.
+
+    A weight (or age) was given and some matching lines print a weight (age) band: the lines without one are
+    the general case the band refines ("Người lớn và trẻ em từ 12 tuổi" beside "Người lớn cân nặng dưới 50
+    kg"). With no condition in the question, lines printed for one condition ("Người lớn (gút cấp)") give way
+    to the general lines of the same population.
+    """
+    out = lines
+    if facts.weight_kg is not None and any(bands.parse(scope_of(p)).weights for p in out):
+        out = [p for p in out if bands.parse(scope_of(p)).weights or bands.parse(scope_of(p)).special]
+    if facts.age_years is not None and any(bands.parse(scope_of(p)).ages for p in out):
+        out = [p for p in out if bands.parse(scope_of(p)).ages or bands.parse(scope_of(p)).weights
+               or bands.parse(scope_of(p)).special]
+    if not frame.condition:
+        general = [p for p in out if not qualified(p)]
+        if general:
+            out = general
+    return out
 
 
 def select(paras: Sequence[Paragraph], frame: QueryFrame) -> list[Paragraph]:
@@ -94,6 +130,16 @@ def select(paras: Sequence[Paragraph], frame: QueryFrame) -> list[Paragraph]:
 
 def population_known(frame: QueryFrame) -> bool:
     return bands.facts_of(frame).given
+
+
+def condition_lines(paras: Sequence[Paragraph], frame: QueryFrame) -> list[Paragraph]:
+    """With no patient facts but a condition: the dose lines labelled for it, when they are few enough to give
+    together (each keeps its printed population label); else nothing and the population is asked."""
+    if not frame.condition:
+        return []
+    lines = for_condition(_dose_lines(paras), frame.condition)
+    routed = [p for p in lines if wants_route(p, frame)] or lines
+    return routed if len({scope_of(p) for p in routed}) <= MAX_UNDECIDED else []
 
 
 #: Population words offered as quick replies, in the order a clinician expects them.

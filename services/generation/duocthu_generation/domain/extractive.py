@@ -57,7 +57,9 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
     """The dose lines of the asked patient's band(s) only; another population never leads (or appears)."""
     frame = request.frame
     asked_with: list[str] = []
-    if not dosage.population_known(frame):
+    if not dosage.population_known(frame) and (named := dosage.condition_lines(paras, frame)):
+        chosen = named
+    elif not dosage.population_known(frame):
         replies = dosage.quick_replies(paras)
         if len(replies) > 1:
             return Draft(evidence_sufficient=False, clarifying_question=CLARIFY_POPULATION, quick_replies=replies,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from duocthu_contracts.evidence import Evidence
 
 LABEL_MAX_CHARS = 80
-LABEL_MAX_WORDS = 12
+LABEL_MAX_WORDS = 16
 _ROUTE_RE = re.compile(
     r"^(đường|tiêm|truyền|uống|đặt|dùng ngoài|bôi|nhỏ|khí dung|hít|xịt|ngậm|thụt)\b", re.IGNORECASE)
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-ỸĐ])")

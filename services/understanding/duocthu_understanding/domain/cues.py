@@ -91,6 +91,15 @@ CONDITION_PHRASE = _c(
     r"(?P<condition>[a-z0-9 ,/-]+?)\s*(?:\?|$|\.|\bthi\b|\bo nguoi\b|\bo tre\b|\bcho nguoi\b|\bkhi\b|\bneu\b|"
     r"\bduoc khong\b|\bkhong\b|\bnao\b|\bgi\b)")
 
+#: The condition a dose is asked for ("liều ibuprofen trong gút cấp", "… cho người lớn bị gút cấp", "… diệt
+#: Helicobacter pylori"): the book labels some dose lines with the condition they are for.
+DOSE_CONDITION = _c(
+    r"\b(?:trong|khi bi|bi|mac|de (?:dieu )?tri|dieu tri|diet|chua|tri)\s+(?P<condition>[a-z0-9 /-]+?)\s*"
+    r"(?:\?|$|\.|,|\bthi\b|\bo nguoi\b|\bo tre\b|\bcho\b|\bkhi\b|\bneu\b|\bla\b|\bbao nhieu\b|\bnhu the nao\b|"
+    r"\bduong\b|\blieu\b)")
+#: What "trong …" says when it is not a condition (time spans and doses).
+NOT_A_CONDITION = _c(r"^(ngay|\d|mot|moi|bao lau|thoi gian|tuan|thang|gio|24|thai ky|thoi ky|luc|khi)\b")
+
 PROMPT_EXTRACTION = _c(
     r"\b(system prompt|prompt he thong|loi nhac he thong|chi dan he thong|huong dan he thong|"
     r"bo qua (moi|cac|tat ca)? ?(quy tac|huong dan|chi dan)|ignore (all |the )?(previous|above|prior)|"

@@ -106,6 +106,20 @@ def _condition_to_look_up(question: str, folded: str) -> str | None:
     return typed if len(typed) >= 3 else None
 
 
+def _dose_condition(question: str, folded: str) -> str | None:
+    """The condition a dose question names ("liều ibuprofen trong gút cấp?"), as typed; never a population."""
+    m = cues.DOSE_CONDITION.search(folded)
+    if not m or cues.NOT_A_CONDITION.match(m.group("condition")):
+        return None
+    start, end = m.span("condition")
+    typed = question[start:end].strip(" ,.-")
+    flat = fold(typed)
+    if cues.PEDIATRIC.search(flat) or cues.ELDERLY.search(flat) or cues.ADULT.search(flat) or \
+            cues.RENAL.search(flat) or cues.HEPATIC.search(flat):
+        return None
+    return typed if len(typed) >= 3 else None
+
+
 def _relation(folded: str) -> ConditionRelation | None:
     return next((rel for pattern, rel in cues.RELATIONS if pattern.search(folded)), None)
 
@@ -157,6 +171,9 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
 
     section = _section(folded)
     route = _route(folded) if section is SectionKey.LIEU_LUONG_VA_CACH_DUNG else None
+    dose_condition = _dose_condition(text, folded) if section is SectionKey.LIEU_LUONG_VA_CACH_DUNG else None
+    if dose_condition:  # "Helicobacter pylori" in a dose question is the condition, not an unknown drug
+        unknown = [w for w in unknown if fold(w) not in fold(dose_condition).split()]
     population = _population(folded)
     drugs = [m.ref for m in asked] or picked
     last = conversation.last_frame
@@ -219,7 +236,7 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
             replies = _age_replies(catalog, drugs[0].drug_id)
             return _clarify(frame, conversation, Reason.PATIENT_INFO_REQUIRED,
                             "Trẻ bao nhiêu tuổi hoặc nặng bao nhiêu kg?", replies)
-        return Outcome(frame)
+        return Outcome(frame.model_copy(update={"condition": dose_condition}) if dose_condition else frame)
     condition = _condition(text, folded, matches)
     relation = _relation(folded)
     if condition and section in (None, SectionKey.CHI_DINH, SectionKey.CHONG_CHI_DINH) and relation is not None:
