@@ -18,9 +18,10 @@ from duocthu_contracts.sections import SECTION_ORDER, SectionKey
 from duocthu_corpus.monograph import load_all
 from duocthu_generation.domain.extractive import write
 from duocthu_generation.domain.paragraphs import paragraphs
+from duocthu_generation.domain.patient_case import names
 from duocthu_generation.domain.plan import make_plan
 from duocthu_generation.domain.writer_input import WriterInput
-from duocthu_text.vietnamese import fold
+from duocthu_text.vietnamese import condition_coverage, fold
 from tests.fixtures.verifier import make_evidence
 
 DOSE = SectionKey.LIEU_LUONG_VA_CACH_DUNG
@@ -206,3 +207,76 @@ def test_population_and_condition_pick_the_printed_band(drug_id: str, kw: dict[s
         assert any(t.startswith(label) for t in texts), (label, texts)
     for label in never:
         assert not any(t.startswith(label) for t in texts), (label, texts)
+
+
+def _case(drug_ids: list[str], condition: str, patient: PatientContext,
+          findings: dict[str, list[tuple[SafetyAspect, SectionKey, list[str]]]]):  # type: ignore[no-untyped-def]
+    evidence = [make_evidence(d, SectionKey.CHI_DINH) for d in drug_ids]
+    assessments = []
+    for drug_id, found in findings.items():
+        items = []
+        for aspect, section, terms in found:
+            evidence.append(make_evidence(drug_id, section))
+            items.append(SafetyFinding(aspect=aspect, evidence_ids=[evidence[-1].evidence_id], matched_terms=terms))
+        assessments.append(CandidateAssessment(drug_id=drug_id, drug_name=drug_id.upper(),
+                                               status=CandidateStatus.SUPPORTED_WITH_CAUTION, findings=items))
+    frame = QueryFrame(turn_type=TurnType.CONDITION_TO_DRUG, condition=condition, patient_context=patient)
+    draft = draft_for(frame, evidence, Route.C_CONDITION, candidate_drug_ids=drug_ids, assessments=assessments)
+    assert_verbatim(list(draft.claims), evidence)
+    return draft, evidence
+
+
+def _first_of(draft, evidence, drug_id: str):  # type: ignore[no-untyped-def]
+    claims = [c for c in draft.claims if c.drug_id == drug_id]
+    return claims, [evidence[c.citations[0] - 1].section_key for c in claims]
+
+
+def test_a_renal_contraindication_is_said_before_the_drug_is_shown() -> None:
+    renal = [(SafetyAspect.RENAL, SectionKey.CHONG_CHI_DINH, ["suy thận", "clcr"])]
+    draft, evidence = _case(["colchicin", "diclofenac"], "gút cấp",
+                            PatientContext(age_years=72.0, crcl_ml_min=25.0, ckd=True),
+                            {"colchicin": renal, "diclofenac": renal})
+    for drug_id in ("colchicin", "diclofenac"):
+        claims, sections = _first_of(draft, evidence, drug_id)
+        assert sections[0] is SectionKey.CHONG_CHI_DINH, claims
+        assert "Clcr dưới 30" in claims[0].text
+        assert SectionKey.CHI_DINH in sections
+
+
+def test_a_patient_whose_clcr_is_above_the_band_is_not_excluded() -> None:
+    renal = [(SafetyAspect.RENAL, SectionKey.CHONG_CHI_DINH, ["suy thận", "clcr"])]
+    draft, evidence = _case(["colchicin"], "gút cấp", PatientContext(crcl_ml_min=45.0, ckd=True),
+                            {"colchicin": renal})
+    _, sections = _first_of(draft, evidence, "colchicin")
+    assert sections[0] is SectionKey.CHI_DINH
+
+
+def test_a_penicillin_allergy_excludes_amoxicilin_first_and_leaves_the_macrolide_plain() -> None:
+    allergy = [(SafetyAspect.ALLERGY, SectionKey.CHONG_CHI_DINH, ["penicilin"])]
+    draft, evidence = _case(["azithromycin", "amoxicilin"], "viêm phổi mắc phải ở cộng đồng",
+                            PatientContext(allergies=["penicilin"]), {"amoxicilin": allergy})
+    claims, sections = _first_of(draft, evidence, "amoxicilin")
+    assert sections[0] is SectionKey.CHONG_CHI_DINH and "penicilin" in claims[0].text
+    azithro, azithro_sections = _first_of(draft, evidence, "azithromycin")
+    assert azithro_sections == [SectionKey.CHI_DINH], azithro
+
+
+@pytest.mark.parametrize(("sentence", "term", "named"), [
+    ("Ba tháng cuối thai kỳ.", "thận", False),  # folded, "than" is inside "thang"
+    ("Dùng kéo dài có thể gây bệnh thần kinh.", "thận", False),  # folded, "thần" is "thận"
+    ("Thận trọng ở người suy thận.", "suy thận", True),
+    ("Quá mẫn với bất kỳ penicilin nào.", "penicilin", True),
+    ("Dùng cùng warfarin làm tăng nguy cơ chảy máu.", "WARFARIN", True),
+])
+def test_a_finding_names_the_fact_as_whole_words(sentence: str, term: str, named: bool) -> None:
+    assert names(sentence, term) is named
+
+
+@pytest.mark.parametrize(("condition", "text", "enough"), [
+    ("Nhiễm Helicobacter pylori", "Diệt Helicobacter pylori, phối hợp với kháng sinh.", True),
+    ("đau đầu", "Đau thắt ngực ổn định mạn tính.", False),  # folded, "đầu" and "đau" are one syllable
+    ("dau dau", "Đau đầu, đau răng.", True),
+    ("hạ sốt", "Sốt mò và các bệnh do Rickettsia.", False),
+])
+def test_condition_coverage_keeps_the_typed_marks(condition: str, text: str, enough: bool) -> None:
+    assert (condition_coverage(condition, text) >= 0.67) is enough

@@ -205,3 +205,16 @@ def test_block_descriptors_are_marked_visual(index_corpus: IndexCorpus) -> None:
 
     descriptor = next(c.chunk for c in index_corpus.chunks if c.chunk.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR)
     assert to_evidence(descriptor).requires_visual_check
+
+
+async def test_route_c_checks_a_penicillin_allergy_by_the_allergen_not_by_every_hypersensitivity(
+        retriever: Retriever) -> None:
+    patient = PatientContext(allergies=["penicilin"])
+    result = await run(retriever, frame(TurnType.CONDITION_TO_DRUG, condition="viêm phổi mắc phải ở cộng đồng",
+                                        patient=patient))
+    assert "amoxicilin" in result.candidate_drug_ids
+    # every candidate is checked, not only the first ones
+    assert {a.drug_id for a in result.assessments} == set(result.candidate_drug_ids)
+    [amoxicilin] = [a for a in result.assessments if a.drug_id == "amoxicilin"]
+    [allergy] = [f for f in amoxicilin.findings if f.aspect is SafetyAspect.ALLERGY]
+    assert allergy.matched_terms == ["penicilin"]  # "quá mẫn" alone would match every drug's own

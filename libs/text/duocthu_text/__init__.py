@@ -11,6 +11,7 @@ from duocthu_text.reassembly import longest_overlap, reassemble
 from duocthu_text.sparse import SparseEncoder, is_folded, term_id
 from duocthu_text.vietnamese import (
     casefold_keep_marks,
+    condition_coverage,
     fold,
     has_diacritics,
     lexical_coverage,
@@ -22,6 +23,7 @@ from duocthu_text.vietnamese import (
 __all__ = [
     "SparseEncoder",
     "casefold_keep_marks",
+    "condition_coverage",
     "decimal",
     "fold",
     "has_diacritics",

@@ -57,3 +57,25 @@ def lexical_coverage(phrase: str, text: str) -> float:
         return 0.0
     haystack = {fold(w) for w in syllables(text)}
     return sum(1 for w in words if w in haystack) / len(words)
+
+
+#: Words that frame a condition rather than name it ("nhiễm", "bệnh"): a passage need not repeat them ("Diệt
+#: Helicobacter pylori" names "nhiễm Helicobacter pylori").  "hạ"/"giảm" stay: "hạ sốt" is not every fever.
+CONDITION_FRAME_SYLLABLES = frozenset({"nhiem", "benh", "bi", "chung", "tri", "dieu", "chua", "mac"})
+
+
+def condition_coverage(condition: str, text: str) -> float:
+    """Share of the syllables that name ``condition`` occurring in ``text``, diacritics compared when typed.
+
+    ``lexical_coverage`` folds, and folding merges syllables a condition depends on ("đau đầu" folds to "dau
+    dau": any pain would cover it); a condition typed with its diacritics is matched with them.  The words that
+    only frame a condition are left out while something else remains.
+    """
+    marked = has_diacritics(condition)
+    form = casefold_keep_marks if marked else fold
+    words = [w for w in syllables(condition) if len(w) > 1]
+    named = [w for w in words if fold(w) not in CONDITION_FRAME_SYLLABLES] or words
+    if not named:
+        return 0.0
+    haystack = {form(w) for w in syllables(text)}
+    return sum(1 for w in named if form(w) in haystack) / len(named)

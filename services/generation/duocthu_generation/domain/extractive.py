@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from duocthu_contracts.answer import Claim, Draft
 from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.sections import SectionKey
-from duocthu_generation.domain import dosage
+from duocthu_generation.domain import dosage, patient_case
 from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
 from duocthu_generation.domain.writer_input import WriterInput
-from duocthu_text.vietnamese import casefold_keep_marks, fold, lexical_coverage
+from duocthu_text.vietnamese import casefold_keep_marks, condition_coverage, fold
 
 PROVIDER = "extractive"
 MAX_SENTENCES = {"short": 3, "normal": 8, "full": 40}
@@ -78,8 +78,13 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
 
 
 def _candidate_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[Claim]:
-    """One indication sentence per candidate (the one naming the condition), then stage-2 findings."""
-    out: list[Claim] = []
+    """Per candidate: the indication sentence naming the condition, with what the book says about this patient.
+
+    A candidate whose own contraindication section excludes the patient (the allergy, a renal band holding
+    the patient's Clcr, pregnancy) has that sentence first, before its indication is shown.  The other findings
+    (interactions with the current medicines, the dose line of the patient's renal/hepatic band, precautions)
+    follow the indication, a few per drug.  Nothing is ranked and nothing is called safe.
+    """
     allowed = set(request.candidate_drug_ids)
     best: dict[str, tuple[tuple[bool, bool, float, int], Claim]] = {}
     order = 0
@@ -93,21 +98,13 @@ def _candidate_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[
             if block.drug_id not in best or ranked > best[block.drug_id][0]:
                 best[block.drug_id] = (ranked, Claim(text=sentence, citations=[p.evidence_index],
                                                      drug_id=block.drug_id))
+    excluded, cautions = patient_case.findings(request, paras)
     seen = [e.drug_id for e in request.evidence]
-    out.extend(claim for _, (_, claim) in sorted(best.items(), key=lambda kv: seen.index(kv[0])))
-    terms: dict[str, set[str]] = {}
-    for assessment in request.assessments:
-        for finding in assessment.findings:
-            for evidence_id in finding.evidence_ids:
-                terms.setdefault(evidence_id, set()).update(fold(t) for t in finding.matched_terms)
-    for p in paras:
-        block = request.evidence[p.evidence_index - 1]
-        wanted = terms.get(block.evidence_id)
-        if not wanted or block.section_key is SectionKey.CHI_DINH:
-            continue
-        for sentence in sentences(p.text):
-            if any(t in fold(sentence) for t in wanted):
-                out.append(Claim(text=sentence, citations=[p.evidence_index], drug_id=block.drug_id))
+    out: list[Claim] = []
+    for drug_id in sorted(best, key=seen.index):
+        out.extend(excluded.get(drug_id, [])[:patient_case.MAX_EXCLUDING])
+        out.append(best[drug_id][1])
+        out.extend(cautions.get(drug_id, [])[:patient_case.MAX_CAUTIONS])
     return out
 
 
@@ -124,7 +121,7 @@ def _condition_sentences(text: str, condition: str) -> list[tuple[tuple[bool, bo
     out = []
     for sentence in sentences(text):
         key = (marked in casefold_keep_marks(sentence), folded in fold(sentence),
-               lexical_coverage(condition, sentence))
+               condition_coverage(condition, sentence))
         if key[1] or key[2] >= MIN_COVERAGE:
             out.append((key, sentence))
     return out

@@ -27,7 +27,7 @@ from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_retrieval.errors import IndexUnavailable, RerankUnavailable, RetrievalUnavailable
 from duocthu_retrieval.ports import ChunkSearch, Reranker
 from duocthu_runtime.observability.logging import get_logger
-from duocthu_text import SparseEncoder, lexical_coverage
+from duocthu_text import SparseEncoder, condition_coverage
 
 log = get_logger(__name__)
 
@@ -118,15 +118,16 @@ class Retriever:
     async def condition_to_drugs(self, plan: RoutePlan, frame: QueryFrame) -> RouteResult:
         condition = plan.condition or ""
         only_indications = SearchFilter(section_keys=(SectionKey.CHI_DINH,), exclude_quarantined=True)
+        # phrase matches first, then the semantic step's (both floors kept): an indication worded differently
+        # ("Diệt Helicobacter pylori" for "nhiễm Helicobacter pylori") is not lost when the phrase finds others
         phrase = await self.index.text_match(condition, only_indications, match="phrase")
         hits: list[Scored] = [(c, None) for c in phrase]
-        if not hits:
-            vector, sparse = await self._encode(condition)
-            found = await self.index.hybrid_search(
-                vector, sparse, only_indications, limit=self.tuning.route_c_candidates,
-                min_dense_score=self.tuning.route_c_min_dense_score)
-            hits = [(h.chunk, h.score) for h in found
-                    if lexical_coverage(condition, h.chunk.text) >= self.tuning.route_c_min_lexical_coverage]
+        vector, sparse = await self._encode(condition)
+        found = await self.index.hybrid_search(
+            vector, sparse, only_indications, limit=self.tuning.route_c_candidates,
+            min_dense_score=self.tuning.route_c_min_dense_score)
+        hits += [(h.chunk, h.score) for h in found
+                 if condition_coverage(condition, h.chunk.text) >= self.tuning.route_c_min_lexical_coverage]
         grouped = cand.group_by_drug(hits)
         drug_ids = list(dict.fromkeys(c.drug_id for c, _ in grouped))
         meds = frame.patient_context.current_medications

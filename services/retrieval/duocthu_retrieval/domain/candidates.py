@@ -20,7 +20,8 @@ from duocthu_text.vietnamese import fold
 
 MAX_DRUGS = 8
 MAX_CHUNKS_PER_DRUG = 2
-STAGE2_CANDIDATES = 2
+#: Every candidate is checked against the patient (a case may exclude the first ones and not the others).
+STAGE2_CANDIDATES = MAX_DRUGS
 
 
 MIN_LEXICAL_COVERAGE = 0.67
@@ -71,6 +72,34 @@ ATC_CLASS_TERMS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: How a contraindication names what a patient is allergic to: the class a drug or class word belongs to
+#: (folded allergen word → printed names), so "dị ứng amoxicilin" finds "quá mẫn với bất kỳ penicilin nào".
+ALLERGEN_CLASSES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("penicilin", "penicillin", "amoxicilin", "ampicilin", "cloxacilin", "oxacilin"), ("penicilin",)),
+    (("cephalosporin", "cefuroxim", "ceftriaxon", "cefalexin", "cefazolin", "cefixim"), ("cephalosporin",)),
+    (("aspirin", "acid acetylsalicylic", "nsaid", "chong viem khong steroid", "ibuprofen", "diclofenac"),
+     ("acid acetylsalicylic", "NSAID")),
+    (("sulfamid", "sulfonamid", "sulfa", "cotrimoxazol"), ("sulfonamid", "sulfamid")),
+    (("macrolid", "erythromycin", "azithromycin", "clarithromycin"), ("macrolid",)),
+    (("tetracyclin", "doxycyclin"), ("tetracyclin",)),
+    (("quinolon", "ciprofloxacin", "levofloxacin"), ("quinolon",)),
+)
+
+
+def allergen_terms(allergy: str) -> tuple[str, ...]:
+    """What a contraindication may print for ``allergy``: the word itself and its class names.
+
+    The generic words ("quá mẫn", "dị ứng") are not among them: every drug is contraindicated in
+    hypersensitivity to itself, which says nothing about this patient's allergy.
+    """
+    folded = fold(allergy)
+    found = [allergy.strip()]
+    for words, names in ALLERGEN_CLASSES:
+        if any(w in folded for w in words):
+            found.extend(names)
+    return tuple(dict.fromkeys(t for t in found if t))
+
+
 def class_terms(atc_codes: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t for code in atc_codes for prefix, terms in ATC_CLASS_TERMS.items()
                                if code.startswith(prefix) for t in terms))
@@ -100,7 +129,7 @@ def safety_queries(patient: PatientContext, med_atc: dict[str, list[str]] | None
         queries.append(SafetyQuery(SafetyAspect.HEPATIC, ("suy gan", "gan"),
                                    (*contra, SectionKey.LIEU_LUONG_VA_CACH_DUNG), "chức năng gan"))
     for allergy in patient.allergies:
-        queries.append(SafetyQuery(SafetyAspect.ALLERGY, (allergy, "quá mẫn", "dị ứng"), contra, allergy))
+        queries.append(SafetyQuery(SafetyAspect.ALLERGY, allergen_terms(allergy), contra, allergy))
     for condition in patient.conditions:
         queries.append(SafetyQuery(SafetyAspect.CONTRAINDICATION, (condition,), contra, condition))
     if patient.age_years is not None:

@@ -75,11 +75,11 @@ RELATIONS: tuple[tuple[re.Pattern[str], ConditionRelation], ...] = (
 REVERSE_RELATION = _c(r"\bthuoc (nao|gi)\b.*\b(gay (ra )?|lam tang nguy co|dan den|co the gay)\b|"
                       r"\bnhung thuoc (nao|gi) (co the )?gay\b")
 CONDITION_TO_DRUG = _c(
-    r"\b(thuoc (nao|gi)|dung (thuoc )?gi|uong (thuoc )?gi|nen dung gi|co thuoc nao|nhung thuoc nao|lua chon thuoc|"
+    r"\b(thuoc (nao|gi)|khang sinh (nao|gi)|dung (thuoc )?gi|uong (thuoc )?gi|nen dung gi|co thuoc nao|nhung thuoc nao|lua chon thuoc|"
     r"thuoc (tri|dieu tri|chua|dung cho|dung trong|chi dinh cho))\b")
 #: The words around a condition in "X dùng thuốc gì?" / "Thuốc trị X?" — removed to leave the condition.
 CONDITION_FRAME_WORDS = _c(
-    r"\b(thi |nen )?(dung|uong|su dung) (nhung )?thuoc (nao|gi)\b|\b(nhung |co )?thuoc (nao|gi)( duoc)?"
+    r"\b(thi |nen )?(dung|uong|su dung) (nhung )?(thuoc|khang sinh) (nao|gi)\b|\b(nhung |co )?thuoc (nao|gi)( duoc)?"
     r"( (dung|chi dinh|dieu tri|tri|chua))?( (cho|trong|de))?\b|\bthuoc (tri|dieu tri|chua|dung cho|dung trong|"
     r"chi dinh cho)\b|\b(dieu tri|chua|tri)\b|\b(dung|chi dinh) (cho|trong|de)\b|\b(de )?kiem soat\b|\bnen\b|"
     r"^(co the )?((dung|uong|su dung) )?(nhung )?thuoc\b|\bthuoc nao\b|\bco the (dung|uong|can nhac)\b|"
