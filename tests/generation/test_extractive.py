@@ -17,6 +17,7 @@ from duocthu_contracts.frame import PatientContext, QueryFrame, TurnType
 from duocthu_contracts.sections import SECTION_ORDER, SectionKey
 from duocthu_corpus.monograph import load_all
 from duocthu_generation.domain.extractive import write
+from duocthu_generation.domain.overview import SECTIONS as OVERVIEW_LIMITS
 from duocthu_generation.domain.paragraphs import paragraphs
 from duocthu_generation.domain.patient_case import names
 from duocthu_generation.domain.plan import make_plan
@@ -280,3 +281,17 @@ def test_a_finding_names_the_fact_as_whole_words(sentence: str, term: str, named
 ])
 def test_condition_coverage_keeps_the_typed_marks(condition: str, text: str, enough: bool) -> None:
     assert (condition_coverage(condition, text) >= 0.67) is enough
+
+
+@pytest.mark.parametrize("drug_id", ["warfarin", "paracetamol", "ibuprofen", "amoxicilin"])
+def test_an_overview_gives_a_few_claims_from_each_fixed_section(drug_id: str) -> None:
+    keys = [key for key, _ in OVERVIEW_LIMITS]
+    evidence = [make_evidence(drug_id, key) for key in keys]
+    frame = QueryFrame(turn_type=TurnType.DRUG_OVERVIEW, standalone_query=f"Tóm tắt về {drug_id}")
+    draft = draft_for(frame, evidence, Route.B_OVERVIEW)
+    assert_verbatim(list(draft.claims), evidence)
+    cited = [evidence[c.citations[0] - 1].section_key for c in draft.claims]
+    for key, limit in OVERVIEW_LIMITS:
+        assert 1 <= cited.count(key) <= limit, (key, cited)
+    doses = [c.text for c in draft.claims if evidence[c.citations[0] - 1].section_key is DOSE]
+    assert all(t.startswith("Người lớn") for t in doses), doses  # the usual adult dose, no other population

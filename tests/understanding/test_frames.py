@@ -245,3 +245,12 @@ def test_a_dose_question_keeps_the_condition_it_names(question: str, condition: 
     assert not outcome.ends_turn, outcome
     assert outcome.frame.section_key is S.LIEU_LUONG_VA_CACH_DUNG
     assert outcome.frame.condition == condition
+
+
+@pytest.mark.parametrize("question", [
+    "Tóm tắt những điểm chính về warfarin", "Tổng quan về metformin", "thong tin chung ve amoxicilin",
+    "Tóm tắt những điểm cần lưu ý về ibuprofen",
+])
+def test_an_overview_question_is_an_overview_whatever_section_word_follows(question: str) -> None:
+    outcome = ask(question)
+    assert outcome.frame.turn_type is T.DRUG_OVERVIEW and outcome.frame.section_key is None, outcome

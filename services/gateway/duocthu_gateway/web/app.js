@@ -74,6 +74,12 @@ function renderAnswer(body) {
       }
       out.append(box);
     }
+    // an overview gives a few claims per section; the whole monograph is one click away
+    const drugs = [...new Set(body.citations.map((c) => c.drug_id))];
+    if (body.route === "B" && drugs.length === 1) {
+      out.append(el("p", {class: "more"}, el("button", {type: "button", onclick: () => openMonograph(drugs[0])},
+                                              "Tra chuyên luận"), " để đọc đầy đủ các mục."));
+    }
   } else if (body.decision === "verify_pdf") {
     const box = el("div", {class: "verify-pdf"}, el("strong", {}, "Cần đối chiếu PDF: "), reasonText);
     for (const c of body.citations) {
@@ -175,6 +181,13 @@ async function loadSections(drugId) {
 async function loadSectionText(drugId, key) {
   const r = await fetch(`/v1/rag/section-text?drug_id=${encodeURIComponent(drugId)}&section_key=${key}`);
   $("section-text").textContent = r.ok ? (await r.json()).text : await errorText(r);
+}
+
+async function openMonograph(drugId) {
+  setMode("monograph");
+  if ($("drug-select").options.length === 1) await loadDrugs();
+  $("drug-select").value = drugId;
+  await loadSections(drugId);
 }
 
 function setMode(mode) {

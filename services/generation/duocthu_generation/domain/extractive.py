@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 from duocthu_contracts.answer import Claim, Draft
 from duocthu_contracts.evidence import Evidence, Route
+from duocthu_contracts.frame import TurnType
 from duocthu_contracts.sections import SectionKey
-from duocthu_generation.domain import dosage, patient_case
+from duocthu_generation.domain import dosage, overview, patient_case
 from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
 from duocthu_generation.domain.writer_input import WriterInput
 from duocthu_text.vietnamese import casefold_keep_marks, condition_coverage, fold
@@ -30,6 +31,8 @@ def write(request: WriterInput) -> Draft:
         claims = _candidate_claims(request, paras)
     elif all(e.section_key is SectionKey.LIEU_LUONG_VA_CACH_DUNG for e in request.evidence):
         return _dosage_draft(request, paras)
+    elif request.route is Route.B_OVERVIEW and request.frame.turn_type is TurnType.DRUG_OVERVIEW:
+        claims = overview.claims(request, paras)
     elif request.route is Route.D_INTERACTION:
         claims = _interaction_claims(request, paras)
     else:

@@ -16,9 +16,11 @@ from duocthu_contracts.frame import ConditionRelation, QueryFrame, TurnType
 from duocthu_contracts.sections import SectionKey
 from duocthu_retrieval.errors import NotRoutable
 
-#: What a bare drug name is answered with (seed 003 §13.2): what it is, what it is for, when not to use it.
+#: What an overview ("Tóm tắt …", or a bare drug name) is answered with: what it is, what it is for, when not
+#: to use it, the usual adult dose, the main precautions and the serious interactions (issue 18).
 OVERVIEW_SECTIONS: tuple[SectionKey, ...] = (
-    SectionKey.LOAI_THUOC, SectionKey.DANG_THUOC_VA_HAM_LUONG, SectionKey.CHI_DINH, SectionKey.CHONG_CHI_DINH,
+    SectionKey.LOAI_THUOC, SectionKey.CHI_DINH, SectionKey.CHONG_CHI_DINH, SectionKey.LIEU_LUONG_VA_CACH_DUNG,
+    SectionKey.THAN_TRONG, SectionKey.TUONG_TAC_THUOC,
 )
 
 #: The section a drug–condition relation is looked up in.

@@ -48,6 +48,8 @@ SECTION_CUES: tuple[tuple[re.Pattern[str], SectionKey], ...] = (
     (_c(r"\bquy che\b|\bthuoc (doc|gay nghien|huong than|ke don)\b"), SectionKey.THONG_TIN_QUY_CHE),
 )
 
+#: "Tóm tắt / tổng quan / thông tin chung về X": the fixed overview, whatever section word follows.
+OVERVIEW = _c(r"\b(tom tat|tong quan|thong tin chung|nhung diem chinh|diem chinh|tong hop thong tin)\b")
 INTERACTION = _c(r"\btuong tac\b|\bdung (chung|cung)( voi)?\b|\buong (chung|cung)( voi)?\b|\bphoi hop\b|\bket hop\b")
 DOSE = _c(r"\blieu\b|\bbao nhieu (mg|vien|lan|ml)\b|\bmay (vien|lan)\b|\buong may\b|\bmg/kg\b|\bdung the nao\b")
 DOSE_CALC = _c(r"\btinh (lieu|giup|toan)\b|\bquy doi\b|\bdoi (ra|sang) (mg|ml)\b")

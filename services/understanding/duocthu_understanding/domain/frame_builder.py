@@ -169,7 +169,7 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
                                             "condition_relation": ConditionRelation.CAUSES}),
                     Decision.ABSTAIN, Reason.UNSUPPORTED_REVERSE_RELATION)
 
-    section = _section(folded)
+    section = None if cues.OVERVIEW.search(folded) else _section(folded)
     route = _route(folded) if section is SectionKey.LIEU_LUONG_VA_CACH_DUNG else None
     dose_condition = _dose_condition(text, folded) if section is SectionKey.LIEU_LUONG_VA_CACH_DUNG else None
     if dose_condition:  # "Helicobacter pylori" in a dose question is the condition, not an unknown drug
