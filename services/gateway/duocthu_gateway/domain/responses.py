@@ -7,6 +7,7 @@ Citations are built from the evidence the claims were checked against, so
 from __future__ import annotations
 
 from duocthu_contracts.answer import CheckOutcome, Claim, Verdict
+from duocthu_contracts.corpus import Attachment
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.evidence import Evidence
 from duocthu_contracts.http import (
@@ -27,7 +28,17 @@ def crop_url(page: int, bbox: tuple[float, float, float, float]) -> str:
     return f"/v1/rag/crop?page={page}&x0={x0:.1f}&y0={y0:.1f}&x1={x1:.1f}&y1={y1:.1f}"
 
 
-def citation(index: int, ev: Evidence) -> Citation:
+def _first_time(attachments: list[Attachment], shown: set[str] | None) -> list[Attachment]:
+    if shown is None:
+        return attachments
+    out = [a for a in attachments if a.block_id not in shown]
+    shown.update(a.block_id for a in out)
+    return out
+
+
+def citation(index: int, ev: Evidence, shown: set[str] | None = None) -> Citation:
+    """One citation; ``shown``: the crops (block ids) earlier citations of the answer already attach — a table
+    beside several parts of a section is attached once per answer, not once per part."""
     refs = ev.source_refs
     first, last = refs[0], refs[-1]
     regions = [
@@ -52,7 +63,7 @@ def citation(index: int, ev: Evidence) -> Citation:
                 block_id=a.block_id, kind=a.kind, physical_page=a.physical_page,
                 printed_page=a.printed_page, bbox=a.bbox, crop_url=crop_url(a.physical_page, a.bbox),
             )
-            for a in ev.attachments
+            for a in _first_time(ev.attachments, shown)
         ],
         regions=regions,
         requires_visual_check=ev.requires_visual_check,
@@ -75,7 +86,8 @@ def verified_label(index: int, claim: Claim, verdict: Verdict | None) -> str | N
 
 def render(completed: TurnCompleted, *, otel_trace_id: str | None) -> RagQueryResponse:
     p = completed.payload
-    citations = [citation(i, ev) for i, ev in enumerate(p.evidence, start=1) if ev.source_refs]
+    shown: set[str] = set()
+    citations = [citation(i, ev, shown) for i, ev in enumerate(p.evidence, start=1) if ev.source_refs]
     return RagQueryResponse(
         trace_id=completed.turn_id,
         correlation_id=completed.correlation_id,

@@ -74,6 +74,15 @@ function renderAnswer(body) {
       }
       out.append(box);
     }
+    // a table beside the text answered: shown as a crop of the page to check by eye (once per answer)
+    const crops = body.citations.flatMap((c) => c.attachments.map((a) => [a, c.index]));
+    if (crops.length) {
+      const check = el("div", {class: "verify-pdf"}, el("strong", {}, "Đối chiếu bảng trên trang gốc: "));
+      for (const [a, n] of crops) {
+        check.append(el("img", {src: a.crop_url, alt: `Ảnh trang ${a.printed_page}`}), chip(body.citations, n));
+      }
+      out.append(check);
+    }
     // an overview gives a few claims per section; the whole monograph is one click away
     const drugs = [...new Set(body.citations.map((c) => c.drug_id))];
     if (body.route === "B" && drugs.length === 1) {
@@ -82,9 +91,12 @@ function renderAnswer(body) {
     }
   } else if (body.decision === "verify_pdf") {
     const box = el("div", {class: "verify-pdf"}, el("strong", {}, "Cần đối chiếu PDF: "), reasonText);
+    const seen = new Set();
     for (const c of body.citations) {
       for (const region of [...c.attachments, ...c.regions]) {
-        if (region.crop_url) box.append(el("img", {src: region.crop_url, alt: `Ảnh trang ${region.printed_page}`}));
+        if (!region.crop_url || seen.has(region.crop_url)) continue;  // each crop once per answer
+        seen.add(region.crop_url);
+        box.append(el("img", {src: region.crop_url, alt: `Ảnh trang ${region.printed_page}`}));
       }
       box.append(chip(body.citations, c.index));
     }

@@ -86,6 +86,9 @@ class Drafting:
                 "needs_clarify": True, "clarify_reason": reason.value, "quick_replies": draft.quick_replies[:4]})
             return Ended(Decision.CLARIFY, reason, answer=draft.clarifying_question,
                          quick_replies=draft.quick_replies[:4], frame=frame)
+        if (not draft.evidence_sufficient or not draft.claims) and any(e.attachments for e in retrieved.evidence):
+            # the text beside the table does not hold what was asked: the table must be read on the page
+            return Ended(Decision.VERIFY_PDF, Reason.VISUAL_CHECK_REQUIRED, evidence=list(retrieved.evidence))
         if not draft.evidence_sufficient or not draft.claims:
             return _abstain(Reason.EVIDENCE_INSUFFICIENT, "the writer found nothing to claim")
         return Drafted(plan, draft)

@@ -30,6 +30,8 @@ class Selection:
 
     chosen: list[Paragraph]
     ask_with: list[str]
+    #: The chosen lines are the patient's own band(s), not lines nothing ruled out.
+    known: bool = False
 
 
 def label_of(p: Paragraph) -> str | None:
@@ -66,7 +68,7 @@ def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
     judged = [(p, bands.judge(scope_of(p), facts)) for p in routed if not bands.parse(scope_of(p)).empty]
     known = _most_specific(_for_condition([p for p, v in judged if v is bands.Verdict.YES], frame), facts, frame)
     if known:
-        return Selection(sorted(known, key=lambda p: bands.parse(scope_of(p)).priority), [])
+        return Selection(sorted(known, key=lambda p: bands.parse(scope_of(p)).priority), [], known=True)
     undecided = _for_condition([p for p, v in judged if v is bands.Verdict.UNKNOWN], frame)
     labels = list(dict.fromkeys(scope_of(p) for p in undecided))
     if undecided and len(labels) <= MAX_UNDECIDED:

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from duocthu_contracts.answer import Claim, Draft
 from duocthu_contracts.evidence import Evidence, Route
-from duocthu_contracts.frame import TurnType
+from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.sections import SectionKey
-from duocthu_generation.domain import dosage, overview, patient_case
+from duocthu_generation.domain import bands, dosage, overview, patient_case
 from duocthu_generation.domain.paragraphs import Paragraph, paragraphs, sentences
 from duocthu_generation.domain.writer_input import WriterInput
 from duocthu_text.vietnamese import casefold_keep_marks, condition_coverage, fold
@@ -71,13 +71,34 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
     else:
         selection = dosage.choose(paras, frame)
         chosen, asked_with = selection.chosen, selection.ask_with
-    claims = [_claim(p, p.text, request.evidence, p.route) for p in chosen]
+        if any(e.attachments for e in request.evidence) and not _answers_beside_table(selection, frame):
+            # a table sits in this section: lines nothing ruled out, or a special state the text has no band
+            # for, may be in the table — not answered from the text
+            return Draft(evidence_sufficient=False, provider=PROVIDER)
+    claims = [_claim(p, p.text, request.evidence, p.route) for p in _distinct(chosen)]
     claims = _cover(claims, paras, request.must_cover)
     if not claims:
         replies = asked_with if len(asked_with) > 1 else dosage.quick_replies(paras)
         return Draft(evidence_sufficient=False, clarifying_question=CLARIFY_POPULATION if replies else None,
                      quick_replies=replies, provider=PROVIDER)
     return Draft(claims=claims, provider=PROVIDER)
+
+
+def _distinct(lines: list[Paragraph]) -> list[Paragraph]:
+    """Without a line repeated inside a longer one (a paragraph cut at a chunk boundary is printed again whole
+    at the start of the next part)."""
+    return [p for p in lines if not any(o is not p and o.route == p.route and p.text != o.text and p.text in o.text
+                                        for o in lines)]
+
+
+def _answers_beside_table(selection: dosage.Selection, frame: QueryFrame) -> bool:
+    """The text holds the patient's own band: known lines, and a special-state line when the patient has one."""
+    if not selection.known:
+        return False
+    facts = bands.facts_of(frame)
+    special = facts.crcl is not None or bool(facts.renal_impaired) or bool(facts.hepatic_impaired) \
+        or bool(facts.pregnant) or bool(facts.breastfeeding)
+    return not special or any(bands.parse(dosage.scope_of(p)).special for p in selection.chosen)
 
 
 def _candidate_claims(request: WriterInput, paras: Sequence[Paragraph]) -> list[Claim]:

@@ -34,8 +34,15 @@ def to_evidence(chunk: ChunkRecord, score: float | None = None) -> Evidence:
 
 
 def is_visual(chunk: ChunkRecord) -> bool:
-    """Content that can only be read on the page image (a block descriptor or a chunk carrying one)."""
-    return chunk.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR or chunk.has_quarantined_content
+    """Content that can only be read on the page image: a block descriptor, or prose whose section holds a
+    block it does not carry as a crop.
+
+    Prose beside a table is still text (the chunker keeps tables out of prose); the table travels with it as
+    its attachment, shown as a page crop next to the text answer.
+    """
+    if chunk.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR:
+        return True
+    return chunk.has_quarantined_content and not chunk.attachments
 
 
 def has_provenance(chunk: ChunkRecord) -> bool:
@@ -69,8 +76,19 @@ def decide(route: Route, chunks: Sequence[tuple[ChunkRecord, float | None]], *,
                              detail=f"no printed page for {', '.join(missing[:5])}")
     evidence = [to_evidence(c, s) for c, s in chunks]
     visual = [e for e in evidence if e.requires_visual_check]
+    text = [e for e in evidence if not e.requires_visual_check]
+    if visual and route is Route.A_SECTION and _crops_travel_with(visual, text):
+        # the section's text is answered; each table goes with it as a page crop (generation decides whether
+        # the text holds what was asked, else the turn is VERIFY_PDF)
+        return PolicyOutcome(Decision.ANSWERABLE, Reason.VERIFIED, text)
     if visual and (visual_blocks_whole_answer or len(visual) == len(evidence)):
         return PolicyOutcome(Decision.VERIFY_PDF, Reason.VISUAL_CHECK_REQUIRED, evidence,
                              detail=f"{len(visual)} region(s) must be read on the page")
-    text = [e for e in evidence if not e.requires_visual_check]
     return PolicyOutcome(Decision.ANSWERABLE, Reason.VERIFIED, text)
+
+
+def _crops_travel_with(visual: Sequence[Evidence], text: Sequence[Evidence]) -> bool:
+    """There is text, and every visual-only block's crop is attached to some text evidence."""
+    carried = {a.block_id for e in text for a in e.attachments}
+    needed = {a.block_id for e in visual for a in e.attachments}
+    return bool(text) and bool(needed) and all(e.attachments for e in visual) and needed <= carried
