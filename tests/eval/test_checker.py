@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from duocthu_cli.eval.cases import ADVERSARIAL, Expect, load_cases
+from duocthu_cli.eval.cases import ADVERSARIAL, Expect, focus_cases_path, load_cases
 from duocthu_cli.eval.checker import check_response
 from duocthu_contracts.http import DISCLAIMER
 
@@ -95,3 +95,39 @@ def test_shipped_battery_has_the_required_size_and_categories() -> None:
     assert {"fabricated_name", "veterinary", "injection", "price", "double_dose", "prompt_extraction"} <= {
         c.category for c in adversarial}
     assert any(len(c.turns) > 1 for c in cases), "conversation continuation and reset need multi-turn cases"
+
+
+def test_the_focus_checks_aim_at_the_patient() -> None:
+    child = "Trẻ em từ 1 đến 5 tuổi: 120 – 250 mg/lần."
+    claims = [{"text": EVIDENCE, "citations": [1], "drug_id": "paracetamol"},
+              {"text": child, "citations": [1], "drug_id": "paracetamol"}]
+    both = response(claims=claims, citations=[{"index": 1, "drug_id": "paracetamol",
+                                               "section_key": "lieu_luong_va_cach_dung", "text": EVIDENCE + child}])
+    aimed = Expect(decision=["answerable"], must_appear=["Trẻ em từ 1 đến 5 tuổi"], must_not_lead=["Người lớn"],
+                   max_claims=1)
+    failures = check_response(aimed, both)
+    assert any("first claim" in f for f in failures) and any("at most 1" in f for f in failures)
+    assert check_response(aimed, response(claims=claims[1:], citations=both["citations"])) == []
+    assert any("no claim contains" in f for f in check_response(aimed, response()))
+
+
+def test_a_drug_excluded_by_its_contraindication_must_say_so_first() -> None:
+    contra = "Người bệnh có tiền sử quá mẫn với bất kỳ penicilin nào."
+    indication = "Viêm phổi mắc phải ở cộng đồng."
+    citations = [{"index": 1, "drug_id": "amoxicilin", "section_key": "chi_dinh", "text": indication},
+                 {"index": 2, "drug_id": "amoxicilin", "section_key": "chong_chi_dinh", "text": contra}]
+    offered = [{"text": indication, "citations": [1], "drug_id": "amoxicilin"},
+               {"text": contra, "citations": [2], "drug_id": "amoxicilin"}]
+    expect = Expect(decision=["answerable"], excluded_first=["amoxicilin"])
+    assert any("before its contraindication" in f for f in check_response(expect, response(
+        claims=offered, citations=citations)))
+    assert check_response(expect, response(claims=offered[::-1], citations=citations)) == []
+
+
+def test_the_focus_battery_has_the_required_size_and_categories() -> None:
+    cases = load_cases(focus_cases_path())
+    assert len(cases) >= 80
+    assert {"population", "renal_band", "condition_dose", "condition_list", "patient_case", "overview",
+            "table_text"} <= {c.category for c in cases}
+    assert all(c.turns[0].expect.must_appear or c.turns[0].expect.cited_drugs or c.turns[0].expect.cited_sections
+               or c.turns[0].expect.decision != ["answerable"] or c.turns[0].expect.forbidden_text for c in cases)

@@ -65,3 +65,11 @@ def test_facts_come_from_the_frame_and_its_patient_context() -> None:
     assert facts.weight_kg == 15.0 and facts.crcl == 25.0 and facts.renal_impaired and facts.hepatic_impaired
     assert facts.groups == {"tre em"} and facts.given
     assert not facts_of(QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE)).given
+
+
+def test_a_band_printed_as_from_a_value_on_and_the_named_elderly() -> None:
+    from_30 = "Suy thận (Clcr 30 ml/phút trở lên)"
+    assert judge(from_30, Facts(crcl=40.0, renal_impaired=True)) is Verdict.YES
+    assert judge(from_30, Facts(crcl=20.0, renal_impaired=True)) is Verdict.NO
+    assert judge("Trẻ em cân nặng từ 40 kg trở lên", Facts(weight_kg=20.0)) is Verdict.NO  # "40", not "0"
+    assert judge("Người cao tuổi (trên 65 tuổi)", Facts(groups=frozenset({"nguoi cao tuoi"}))) is Verdict.YES

@@ -58,7 +58,15 @@ def run_battery(base_url: str, cases: list[Case], timeout_s: float = 60.0) -> li
         return [run_case(client, base_url, case) for case in progress.track(cases)]
 
 
-def summarize(results: list[CaseResult]) -> dict[str, Any]:
+def summarize(results: list[CaseResult], focus: list[CaseResult] | None = None) -> dict[str, Any]:
+    """The golden battery's figures (and the focus battery's, reported on their own)."""
+    report = _summary(results)
+    if focus is not None:
+        report["focus"] = _summary(focus)
+    return report
+
+
+def _summary(results: list[CaseResult]) -> dict[str, Any]:
     by_category: dict[str, Counter[str]] = {}
     for r in results:
         counter = by_category.setdefault(r.case.category, Counter())

@@ -19,6 +19,8 @@ Category = Literal[
     "general_condition", "specific_condition", "ambiguity", "relation_confusion", "comorbidity",
     "current_medication", "pregnancy_lactation", "renal_hepatic", "allergy", "named_drug", "interaction",
     "conversation", "section_lookup", "dosage",
+    # focus battery (issue 18): answers aimed at the patient in the question
+    "population", "renal_band", "condition_dose", "condition_list", "patient_case", "overview", "table_text",
     # adversarial
     "fabricated_name", "veterinary", "injection", "price", "double_dose", "prompt_extraction", "out_of_scope",
 ]
@@ -39,6 +41,12 @@ class Expect(BaseModel):
     max_drugs: int | None = None
     resolved_drugs: list[str] = Field(default_factory=list, description="each must be in resolved_drug_ids")
     forbidden_text: list[str] = Field(default_factory=list, description="phrases no claim may contain")
+    must_appear: list[str] = Field(default_factory=list, description="each must be in some claim (answerable)")
+    must_not_lead: list[str] = Field(default_factory=list, description="the first claim may contain none of these")
+    max_claims: int | None = None
+    excluded_first: list[str] = Field(default_factory=list, description=(
+        "drugs whose own contraindication excludes the patient: when offered, their first claim cites "
+        "chong_chi_dinh"))
 
 
 class Turn(BaseModel):
@@ -63,6 +71,11 @@ class Case(BaseModel):
 
 def default_cases_path() -> Path:
     return Path(__file__).parent / "data" / "answers_golden.jsonl"
+
+
+def focus_cases_path() -> Path:
+    """The focus battery (issue 18): populations, bands, condition lines, patient cases, overviews, tables."""
+    return Path(__file__).parent / "data" / "answers_focus.jsonl"
 
 
 def load_cases(path: Path | None = None) -> list[Case]:

@@ -68,6 +68,7 @@ def check_response(expect: Expect, response: dict[str, Any]) -> list[str]:
                 failures.append(f"expected section {section} not cited (cited: {sorted(cited_sections)})")
         if expect.max_drugs is not None and len(cited_drugs) > expect.max_drugs:
             failures.append(f"{len(cited_drugs)} drugs cited, cap {expect.max_drugs}")
+        failures += _aim(expect, claims, citations)
         candidates = {a["drug_id"] for a in response.get("candidate_assessments", [])}
         outside = {c.get("drug_id") for c in claims if c.get("drug_id")} - (candidates | cited_drugs)
         if candidates and outside:
@@ -87,4 +88,26 @@ def check_response(expect: Expect, response: dict[str, Any]) -> list[str]:
     if decision == "clarify" and not (response.get("quick_replies") or response.get("answer")
                                       or response.get("reason_message")):
         failures.append("clarify without a question or quick replies")
+    return failures
+
+
+def _aim(expect: Expect, claims: list[dict[str, Any]], citations: dict[int, dict[str, Any]]) -> list[str]:
+    """The focus battery's checks: what must appear, what must not lead, how many claims, excluded drugs first."""
+    failures: list[str] = []
+    texts = [c["text"].lower() for c in claims]
+    for phrase in expect.must_appear:
+        if not any(phrase.lower() in t for t in texts):
+            failures.append(f"no claim contains {phrase!r}")
+    for phrase in expect.must_not_lead:
+        if texts and phrase.lower() in texts[0]:
+            failures.append(f"the first claim contains {phrase!r}")
+    if expect.max_claims is not None and len(claims) > expect.max_claims:
+        failures.append(f"{len(claims)} claims, at most {expect.max_claims}")
+    for drug in expect.excluded_first:
+        own = [c for c in claims if c.get("drug_id") == drug]
+        if not own:
+            continue
+        sections = {citations[n]["section_key"] for n in own[0].get("citations", []) if n in citations}
+        if "chong_chi_dinh" not in sections:
+            failures.append(f"{drug} is offered before its contraindication is said")
     return failures

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from duocthu_cli.eval.answers import run_battery, summarize
-from duocthu_cli.eval.cases import load_cases
+from duocthu_cli.eval.cases import focus_cases_path, load_cases
 
 app = typer.Typer(no_args_is_help=True, help="Evaluation batteries (deterministic checkers, no LLM grading).")
 
@@ -22,26 +22,40 @@ def answers(
     cases_path: Annotated[Path | None, typer.Option("--cases", help="JSONL battery (default: the shipped one)")] = None,
     out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-answers.json"),
     only: Annotated[str | None, typer.Option(help="run only case ids starting with this")] = None,
+    battery: Annotated[str, typer.Option(help="golden, focus (issue 18: aimed answers) or all")] = "all",
 ) -> None:
-    """Golden end-to-end battery over HTTP against a running stack, checked deterministically."""
-    cases = load_cases(cases_path)
+    """Golden end-to-end battery (and the focus battery, reported separately) over HTTP, checked deterministically."""
+    if battery not in ("golden", "focus", "all"):
+        raise typer.BadParameter("golden, focus or all", param_hint="--battery")
+    golden = load_cases(cases_path) if battery in ("golden", "all") else []
+    focus = load_cases(focus_cases_path()) if battery in ("focus", "all") and cases_path is None else []
     if only:
-        cases = [c for c in cases if c.id.startswith(only)]
-    results = run_battery(url, cases)
-    report = summarize(results)
+        golden = [c for c in golden if c.id.startswith(only)]
+        focus = [c for c in focus if c.id.startswith(only)]
+    report = summarize(run_battery(url, golden), run_battery(url, focus) if focus else None)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
-    typer.echo(f"{report['passed']}/{report['cases']} cases passed "
-               f"(golden {report['golden']['passed']}/{report['golden']['cases']}, "
-               f"adversarial {report['adversarial']['passed']}/{report['adversarial']['cases']})")
+    passed = True
+    if golden:
+        passed &= _echo(report, f"{report['passed']}/{report['cases']} cases passed "
+                                f"(golden {report['golden']['passed']}/{report['golden']['cases']}, "
+                                f"adversarial {report['adversarial']['passed']}/{report['adversarial']['cases']})")
+    if "focus" in report:
+        part = report["focus"]
+        passed &= _echo(part, f"focus battery: {part['passed']}/{part['cases']} cases passed")
+    typer.echo(f"report: {out}")
+    raise typer.Exit(0 if passed else 1)
+
+
+def _echo(report: dict[str, Any], headline: str) -> bool:
+    typer.echo(headline)
     for category, counts in report["by_category"].items():
         typer.echo(f"  {category:<22} {counts['passed']}/{counts['cases']}")
     for failure in report["failures"]:
         for turn in failure["turns"]:
             typer.echo(f"  FAIL {failure['id']}: {turn['query']!r} -> {turn['decision']}/{turn['reason']}: "
                        + "; ".join(turn["failures"]))
-    typer.echo(f"report: {out}")
-    raise typer.Exit(0 if report["passed"] == report["cases"] else 1)
+    return bool(report["passed"] == report["cases"])
 
 
 @app.command()

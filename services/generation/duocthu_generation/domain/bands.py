@@ -145,6 +145,10 @@ def _ranges(text: str, unit_re: str, convert: Callable[[float, str | None], floa
         low, high = convert(_num(m.group(2)), low_unit), convert(_num(m.group(5)), high_unit)
         out.append((Range(low, high, low_inclusive=m.group(1) != "tren", high_inclusive=not m.group(4)), m.span()))
         taken.append(m.span())
+    for m in re.finditer(rf"(?<!tu )(?<!tren )(?<!duoi )(?<!den )(?<![\d,]){_NUM}\s*{unit_re}\s+tro len", text):
+        if not any(a <= m.start() < b for a, b in taken):  # "Clcr 30 ml/phút trở lên": from 30 on
+            out.append((Range(convert(_num(m.group(1)), m.group(2))), m.span()))
+            taken.append(m.span())
     for m in re.finditer(rf"(tu|tren|duoi|den)\s+{_NUM}\s*{unit_re}(\s+tro len)?", text):
         if any(a <= m.start() < b for a, b in taken):
             continue
@@ -227,6 +231,9 @@ def _ages(label: LabelBands, facts: Facts) -> Verdict:
     """A printed age band against the age, or (none given) against the ages the user's population word implies."""
     if not label.ages or facts.age_years is not None:
         return _in(label.ages, facts.age_years)
+    if ELDERLY in label.groups and ELDERLY in facts.groups:
+        return Verdict.YES  # "Người cao tuổi (trên 65 tuổi)" is the elderly the user named
+
     implied = [_IMPLIED_AGES[g] for g in facts.groups]
     if not implied:
         return Verdict.UNKNOWN

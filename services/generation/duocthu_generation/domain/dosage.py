@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from duocthu_contracts.frame import QueryFrame
 from duocthu_generation.domain import bands
 from duocthu_generation.domain.paragraphs import Paragraph
-from duocthu_text.vietnamese import fold, lexical_coverage
+from duocthu_text.vietnamese import condition_coverage, fold
 
 #: At most this many lines that nothing rules out are answered together before the question is sent back.
 MAX_UNDECIDED = 3
@@ -92,7 +92,7 @@ def _for_condition(lines: list[Paragraph], frame: QueryFrame) -> list[Paragraph]
 
 def for_condition(lines: Sequence[Paragraph], condition: str) -> list[Paragraph]:
     """The dose lines whose label names ``condition`` ("Người lớn (gút cấp)", "Diệt Helicobacter pylori")."""
-    return [p for p in lines if lexical_coverage(condition, scope_of(p)) >= CONDITION_COVERAGE]
+    return [p for p in lines if condition_coverage(condition, scope_of(p)) >= CONDITION_COVERAGE]
 
 
 #: A parenthesised qualifier with no number: a condition the line is for ("(gút cấp)"), not a band ("(Clcr 10 – 30 …)").

@@ -103,6 +103,8 @@ def _condition_to_look_up(question: str, folded: str) -> str | None:
     typed = typed.strip(" ,.-?")
     if cues.PEDIATRIC.fullmatch(fold(typed)) or cues.ELDERLY.fullmatch(fold(typed)):
         return None  # a population, not a condition
+    if re.match(r"giam dau \w", fold(typed)):  # "thuốc nào giảm đau bụng kinh": the pain is the condition
+        typed = typed[len("giảm "):]
     return typed if len(typed) >= 3 else None
 
 
@@ -117,7 +119,7 @@ def _dose_condition(question: str, folded: str) -> str | None:
     if cues.PEDIATRIC.search(flat) or cues.ELDERLY.search(flat) or cues.ADULT.search(flat) or \
             cues.RENAL.search(flat) or cues.HEPATIC.search(flat):
         return None
-    return typed if len(typed) >= 3 else None
+    return typed if len(typed) >= 2 else None  # "tả" (cholera) is a condition
 
 
 def _relation(folded: str) -> ConditionRelation | None:
@@ -170,6 +172,8 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
                     Decision.ABSTAIN, Reason.UNSUPPORTED_REVERSE_RELATION)
 
     section = None if cues.OVERVIEW.search(folded) else _section(folded)
+    if section in (SectionKey.THOI_KY_MANG_THAI, SectionKey.THOI_KY_CHO_CON_BU) and cues.DOSE.search(folded):
+        section = SectionKey.LIEU_LUONG_VA_CACH_DUNG  # "liều … cho phụ nữ mang thai": her dose line, not the section
     route = _route(folded) if section is SectionKey.LIEU_LUONG_VA_CACH_DUNG else None
     dose_condition = _dose_condition(text, folded) if section is SectionKey.LIEU_LUONG_VA_CACH_DUNG else None
     if dose_condition:  # "Helicobacter pylori" in a dose question is the condition, not an unknown drug
