@@ -295,3 +295,9 @@ def test_an_overview_gives_a_few_claims_from_each_fixed_section(drug_id: str) ->
         assert 1 <= cited.count(key) <= limit, (key, cited)
     doses = [c.text for c in draft.claims if evidence[c.citations[0] - 1].section_key is DOSE]
     assert all(t.startswith("Người lớn") for t in doses), doses  # the usual adult dose, no other population
+
+
+def test_renal_impairment_without_a_value_gives_the_renal_bands_only() -> None:
+    evidence = [make_evidence("paracetamol", DOSE)]
+    texts = [c.text for c in draft_for(dose_frame(population="Suy thận"), evidence).claims]
+    assert texts and all(t.startswith("Suy thận (Clcr") for t in texts), texts

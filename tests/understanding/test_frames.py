@@ -254,3 +254,12 @@ def test_a_dose_question_keeps_the_condition_it_names(question: str, condition: 
 def test_an_overview_question_is_an_overview_whatever_section_word_follows(question: str) -> None:
     outcome = ask(question)
     assert outcome.frame.turn_type is T.DRUG_OVERVIEW and outcome.frame.section_key is None, outcome
+
+
+@pytest.mark.parametrize(("question", "population"), [
+    ("Liều gentamicin theo độ thanh thải creatinin?", "Suy thận"),
+    ("Liều paracetamol cho người suy gan?", "Suy gan"),
+    ("Liều amoxicilin cho trẻ bị suy thận nặng 20 kg?", "Trẻ em"),
+])
+def test_a_dose_for_a_renal_or_hepatic_patient_asks_for_those_lines(question: str, population: str) -> None:
+    assert ask(question).frame.population == population

@@ -193,14 +193,19 @@ def facts_of(frame: QueryFrame) -> Facts:
     if crcl is not None:
         renal = True if crcl < 60 else renal
     groups: set[str] = set()
+    hepatic = ctx.hepatic_impairment
     if frame.population:
         folded = fold(frame.population)
+        if renal is None and re.search(r"suy than|clcr|crcl|do thanh thai", folded):
+            renal = True  # the renal lines were asked for ("Suy thận", "theo độ thanh thải creatinin")
+        if hepatic is None and "suy gan" in folded:
+            hepatic = True
         groups |= {name for name, patterns in _GROUP_WORDS.items() if any(re.search(p, folded) for p in patterns)}
         if "tre" in folded.split() and not groups:
             groups.add(CHILD)
     return Facts(age_years=frame.age_years if frame.age_years is not None else ctx.age_years,
                  weight_kg=frame.weight_kg if frame.weight_kg is not None else ctx.weight_kg,
-                 crcl=crcl, renal_impaired=renal, hepatic_impaired=ctx.hepatic_impairment,
+                 crcl=crcl, renal_impaired=renal, hepatic_impaired=hepatic,
                  pregnant=ctx.pregnant, breastfeeding=ctx.breastfeeding, groups=frozenset(groups))
 
 

@@ -70,6 +70,9 @@ def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
     if known:
         return Selection(sorted(known, key=lambda p: bands.parse(scope_of(p)).priority), [], known=True)
     undecided = _for_condition([p for p, v in judged if v is bands.Verdict.UNKNOWN], frame)
+    if facts.renal_impaired and facts.crcl is None:
+        # renal impairment without a value: its bands are what is undecided, not the other populations
+        undecided = [p for p in undecided if bands.parse(scope_of(p)).renal] or undecided
     labels = list(dict.fromkeys(scope_of(p) for p in undecided))
     if undecided and len(labels) <= MAX_UNDECIDED:
         return Selection(undecided, [])

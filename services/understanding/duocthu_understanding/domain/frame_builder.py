@@ -62,6 +62,10 @@ def _population(folded: str) -> str | None:
         return "Người cao tuổi"
     if cues.ADULT.search(folded):
         return "Người lớn"
+    if cues.RENAL.search(folded):  # "liều … theo độ thanh thải creatinin": the renal lines are asked for
+        return "Suy thận"
+    if cues.HEPATIC.search(folded):
+        return "Suy gan"
     return None
 
 
