@@ -263,3 +263,12 @@ def test_an_overview_question_is_an_overview_whatever_section_word_follows(quest
 ])
 def test_a_dose_for_a_renal_or_hepatic_patient_asks_for_those_lines(question: str, population: str) -> None:
     assert ask(question).frame.population == population
+
+
+@pytest.mark.parametrize(("question", "age"), [
+    ("Bệnh nhân nữ 28 tuổi mang thai 3 tháng đầu bị sốt", 28.0),  # the pregnancy's months are not her age
+    ("Trẻ 3 tháng tuổi bị sốt", 0.25),
+    ("mang thai 5 tháng bị sốt", None),
+])
+def test_the_age_is_the_patients_not_the_pregnancys(question: str, age: float | None) -> None:
+    assert ask(question).frame.patient_context.age_years == age

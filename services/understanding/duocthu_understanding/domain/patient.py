@@ -13,7 +13,8 @@ from duocthu_text.vietnamese import casefold_keep_marks, fold
 
 _NUM = r"(\d+(?:[.,]\d+)?)"
 _AGE_YEARS = re.compile(rf"\b{_NUM}\s*tuoi\b")
-_AGE_MONTHS = re.compile(rf"\b{_NUM}\s*thang( tuoi)?\b")
+#: "3 tháng tuổi" is an age; "mang thai 3 tháng", "3 tháng đầu/cuối" is the pregnancy's, not the patient's.
+_AGE_MONTHS = re.compile(rf"(?<!thai )\b{_NUM}\s*thang( tuoi)?\b(?! (dau|giua|cuoi))")
 _WEIGHT = re.compile(rf"\b{_NUM}\s*(kg|kilo|can)\b")
 _CRCL = re.compile(rf"\b(crcl|clcr|do thanh thai( creatinin)?)\s*(la|=|:|khoang)?\s*{_NUM}")
 _EGFR = re.compile(rf"\b(egfr|mlct|muc loc cau than)\s*(la|=|:|khoang)?\s*{_NUM}")
@@ -38,10 +39,11 @@ def _typed(question: str, folded_span: tuple[int, int]) -> str:
 def extract(question: str, meds: list[DrugRef] | None = None) -> PatientContext:
     text = fold(question)
     fields: dict[str, object] = {}
-    if m := _AGE_MONTHS.search(text):
+    years = _AGE_YEARS.search(text)
+    if (m := _AGE_MONTHS.search(text)) and (m.group(2) or years is None):
         fields["age_years"] = round(_num(m.group(1)) / 12, 3)
         fields["age_text"] = _typed(question, m.span())
-    elif m := _AGE_YEARS.search(text):
+    elif m := years:
         fields["age_years"] = _num(m.group(1))
         fields["age_text"] = _typed(question, m.span())
     if m := _WEIGHT.search(text):
