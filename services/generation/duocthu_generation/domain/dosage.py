@@ -111,15 +111,16 @@ def qualified(p: Paragraph) -> bool:
 def _most_specific(lines: list[Paragraph], facts: bands.Facts, frame: QueryFrame) -> list[Paragraph]:
     """Among the lines the patient falls in, those that say most about this patient.
 
-    A weight (or age) was given and some matching lines print a weight (age) band: the lines without one are
-    the general case the band refines ("Người lớn và trẻ em từ 12 tuổi" beside "Người lớn cân nặng dưới 50
+    A weight (or a child's age) was given and some matching lines print a weight (age) band: the lines without
+    one are the general case the band refines ("Người lớn và trẻ em từ 12 tuổi" beside "Người lớn cân nặng dưới 50
     kg"). With no condition in the question, lines printed for one condition ("Người lớn (gút cấp)") give way
     to the general lines of the same population.
     """
     out = lines
     if facts.weight_kg is not None and any(bands.parse(scope_of(p)).weights for p in out):
         out = [p for p in out if bands.parse(scope_of(p)).weights or bands.parse(scope_of(p)).special]
-    if facts.age_years is not None and any(bands.parse(scope_of(p)).ages for p in out):
+    if facts.age_years is not None and facts.age_years < bands.ADULT_FROM_YEARS \
+            and any(bands.parse(scope_of(p)).ages for p in out):
         out = [p for p in out if bands.parse(scope_of(p)).ages or bands.parse(scope_of(p)).weights
                or bands.parse(scope_of(p)).special]
     if not frame.condition:
