@@ -119,6 +119,14 @@ async def _record_a_turn(secured: Secured) -> None:
     await bus.stop()
 
 
+def test_the_generated_passwords_and_the_server_config_are_private(secured: Secured) -> None:
+    store = secured.server.store_dir
+    for name in ("credentials.json", "nats-server.conf"):
+        assert (store / name).stat().st_mode & 0o777 == 0o600, name
+    assert set(secured.passwords) == {e.user for e in IDENTITIES}
+    assert len(set(secured.passwords.values())) == len(IDENTITIES)
+
+
 async def test_an_unauthenticated_client_is_refused(secured: Secured) -> None:
     with pytest.raises(NatsError, match="Authorization Violation"):
         await nats.connect(secured.server.url, allow_reconnect=False, max_reconnect_attempts=0)
@@ -144,6 +152,9 @@ async def test_no_service_identity_can_read_the_audit_stream(secured: Secured, u
         (f"$JS.API.DIRECT.GET.{s.AUDIT_STREAM}", {"seq": 1}),
         (f"$JS.API.CONSUMER.MSG.NEXT.{s.AUDIT_STREAM}.{other}", {"batch": 1}),
         (f"$JS.API.STREAM.PURGE.{s.AUDIT_STREAM}", {}),
+        (f"$JS.API.STREAM.UPDATE.{s.AUDIT_STREAM}",  # shrinking the limits would erase the audit log
+         {"name": s.AUDIT_STREAM, "subjects": list(s.AUDIT_SUBJECTS), "max_msgs": 1}),
+        (f"$JS.API.STREAM.MSG.DELETE.{s.AUDIT_STREAM}", {"seq": 1}),
         (f"$JS.API.STREAM.DELETE.{s.AUDIT_STREAM}", {}),
         (f"$JS.API.CONSUMER.CREATE.{s.AUDIT_REDACTED_STREAM}", {"stream_name": s.AUDIT_REDACTED_STREAM}),
     ]

@@ -77,7 +77,7 @@ def _audit_grants(entry: Identity) -> list[str]:
 def test_no_service_may_read_the_audit_stream_beyond_its_own_filtered_consumers(entry: Identity) -> None:
     own = {c.durable: c.filter_subject for c in entry.consumers() if c.stream == s.AUDIT_STREAM}
     for grant in _audit_grants(entry):
-        assert "MSG.GET" not in grant and "DIRECT.GET" not in grant and "PURGE" not in grant
+        assert "MSG.GET" not in grant and "DIRECT.GET" not in grant and "PURGE" not in grant and "UPDATE" not in grant
         assert ("DELETE" not in grant and not grant.endswith(">")) or grant.startswith("$JS.ACK.")
         if ".CONSUMER." in grant:
             tail = grant.split(f".{s.AUDIT_STREAM}.", 1)[1]

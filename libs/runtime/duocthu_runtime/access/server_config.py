@@ -10,7 +10,8 @@ What a stage identity is granted, and why each grant is needed:
 * publish its own message subjects (and their ``shadow.`` twins for a stage
   that runs the shadow lane);
 * declare and inspect the streams (every process declares them at start-up:
-  ``STREAM.INFO``/``CREATE``/``UPDATE``, never ``DELETE``/``PURGE``/``MSG.GET``);
+  ``STREAM.INFO``/``CREATE``; never ``UPDATE``, which could shrink the audit
+  stream's limits, nor ``DELETE``/``PURGE``/``MSG.GET``);
 * create, inspect and fetch from its own durable consumers, each create
   subject naming the consumer *and its filter* (the server refuses a body whose
   filter differs), and ack their messages;
@@ -35,7 +36,8 @@ API = "$JS.API"
 
 
 def _stream_grants(stream: str) -> list[str]:
-    return [f"{API}.STREAM.INFO.{stream}", f"{API}.STREAM.CREATE.{stream}", f"{API}.STREAM.UPDATE.{stream}"]
+    """Declare a stream: create it when missing (a create of an existing stream with another config fails)."""
+    return [f"{API}.STREAM.INFO.{stream}", f"{API}.STREAM.CREATE.{stream}"]
 
 
 def _follow_grants(stream: str) -> list[str]:
@@ -55,8 +57,7 @@ def _follow_grants(stream: str) -> list[str]:
 
 def _bucket_grants(bucket: str) -> list[str]:
     stream = f"KV_{bucket}"
-    return [f"$KV.{bucket}.>", f"{API}.STREAM.CREATE.{stream}", f"{API}.STREAM.UPDATE.{stream}",
-            *_follow_grants(stream)]
+    return [f"$KV.{bucket}.>", f"{API}.STREAM.CREATE.{stream}", *_follow_grants(stream)]
 
 
 def publish_allow(entry: Identity) -> list[str]:
