@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -180,11 +181,11 @@ class Stack:
         env.setdefault("LOG_FORMAT", "json")
         return env
 
-    def ops_settings(self, **overrides: object) -> RuntimeSettings:
+    def ops_settings(self, **overrides: Any) -> RuntimeSettings:
         """Settings to act as the operator on this stack's NATS (tests, the bootstrap of ``up``)."""
         if self.credentials:
             overrides = {"nats_user": OPS, "nats_password": self.credentials[OPS], **overrides}
-        return RuntimeSettings(nats_url=self.nats_url or "", **overrides)  # type: ignore[arg-type]
+        return RuntimeSettings(nats_url=self.nats_url or "", **overrides)
 
     def add_child(self, name: str, replica: int) -> Child:
         env = self.base_env()
