@@ -25,6 +25,7 @@ from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.service import build_app, build_runtime
+from duocthu_runtime.settings import RuntimeSettings
 from tests.index.harness import running_retrieval
 from tests.ingest.minibook import PUA_CHAR, Book, build_book
 
@@ -76,7 +77,6 @@ async def publish_job(nats: NatsServer, payload: IngestJobRequestedPayload) -> N
     from duocthu_contracts.messages import IngestJobRequested
     from duocthu_runtime.bus.connection import Bus
     from duocthu_runtime.bus.envelope import new_message
-    from duocthu_runtime.settings import RuntimeSettings
 
     bus = Bus(RuntimeSettings(nats_url=nats.url), client_name="test-ingest")
     await bus.connect()
@@ -137,7 +137,7 @@ async def test_the_cli_goes_through_the_bus_and_the_release_goes_live(
                                   embedding_cache=False, service_name="retrieval")
     async with running_retrieval(retrieval), worker_running(fresh_nats, index_embedder, tmp_path):
         payload = job(mini_book.path.resolve(), page_range=None)
-        result, release = await submit(fresh_nats.url, payload, 300.0, wait_release=True)
+        result, release = await submit(RuntimeSettings(nats_url=fresh_nats.url), payload, 300.0, wait_release=True)
     assert result.payload.status == "embedded"
     assert release is not None and release.payload.status == "live", release.payload.error if release else None
     assert release.payload.manifest is not None
@@ -156,7 +156,7 @@ async def test_a_book_split_into_page_range_parts_becomes_one_live_release(
     jobs = part_jobs(mini_book.path, page_count(mini_book.path), "rel-parts", 3, None)
     assert [j.page_range for j in jobs] == [(0, 2), (3, 5), (6, 6)] and {j.part_count for j in jobs} == {3}
     async with running_retrieval(retrieval), worker_running(fresh_nats, index_embedder, tmp_path):
-        results, release = await submit_all(fresh_nats.url, jobs, 300.0, wait_release=True)
+        results, release = await submit_all(RuntimeSettings(nats_url=fresh_nats.url), jobs, 300.0, wait_release=True)
     assert [r.payload.status for r in results] == ["embedded"] * 3, [r.payload.error for r in results]
     assert sum(r.payload.chunk_count for r in results) == len(mini_ingest.chunks)
     assert release is not None and release.payload.status == "live", release.payload.error if release else None

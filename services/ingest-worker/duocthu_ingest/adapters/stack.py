@@ -34,13 +34,14 @@ async def _first(queue: asyncio.Queue[M], accept: Callable[[M], bool], deadline:
             return message
 
 
-async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: float, wait_release: bool,
+async def submit(settings: RuntimeSettings, payload: IngestJobRequestedPayload, timeout_s: float, wait_release: bool,
                  correlation_id: str | None = None) -> tuple[IngestJobResult, CorpusReleaseCompleted | None]:
     """Publish one job; its result, and (``wait_release`` and embedded) its release's completion.
 
-    Raises ``TimeoutError`` when they do not arrive within ``timeout_s``.
+    Raises ``TimeoutError`` when they do not arrive within ``timeout_s``.  ``settings`` carry the
+    operator identity (:func:`duocthu_runtime.stack_discovery.ops_settings`): a stage may not publish jobs.
     """
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
+    bus = Bus(settings, client_name=CLIENT)
     await bus.connect()
     try:
         async with bus.follow(IngestJobResult) as results, bus.follow(CorpusReleaseCompleted) as releases:
@@ -55,9 +56,9 @@ async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: f
         await bus.stop()
 
 
-async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> CorpusReleaseCompleted:
+async def wait_for_release(settings: RuntimeSettings, release_id: str, timeout_s: float) -> CorpusReleaseCompleted:
     """The completion of ``release_id`` (already announced or still to come)."""
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
+    bus = Bus(settings, client_name=CLIENT)
     await bus.connect()
     try:
         async with bus.follow(CorpusReleaseCompleted, since="all") as releases:
@@ -67,12 +68,12 @@ async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> 
         await bus.stop()
 
 
-async def submit_all(nats_url: str, jobs: list[IngestJobRequestedPayload], timeout_s: float,
+async def submit_all(settings: RuntimeSettings, jobs: list[IngestJobRequestedPayload], timeout_s: float,
                      wait_release: bool) -> tuple[list[IngestJobResult], CorpusReleaseCompleted | None]:
     """Publish the part jobs of one release (replicas share them) and wait for every result and the release."""
-    results = await asyncio.gather(*(submit(nats_url, job, timeout_s, wait_release=False) for job in jobs))
+    results = await asyncio.gather(*(submit(settings, job, timeout_s, wait_release=False) for job in jobs))
     outcomes = [r for r, _ in results]
     release = None
     if wait_release and all(r.payload.status == "embedded" for r in outcomes):
-        release = await wait_for_release(nats_url, jobs[0].release_id, timeout_s)
+        release = await wait_for_release(settings, jobs[0].release_id, timeout_s)
     return outcomes, release

@@ -26,9 +26,10 @@ from duocthu_ingest.application.jobs import part_jobs
 from duocthu_ingest.application.pipeline import IngestRequest, IngestResult, Progress
 from duocthu_ingest.errors import IngestError
 from duocthu_runtime.progress import JobProgress
-from duocthu_runtime.stack_discovery import NO_STACK_HINT, reachable, stack_nats_url
+from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime.stack_discovery import NO_STACK_HINT, ops_settings, reachable, stack_nats_url
 
-SubmitAll = Callable[[str, list[IngestJobRequestedPayload], float, bool],
+SubmitAll = Callable[[RuntimeSettings, list[IngestJobRequestedPayload], float, bool],
                      Coroutine[None, None, tuple[list[IngestJobResult], CorpusReleaseCompleted | None]]]
 
 
@@ -120,7 +121,7 @@ def ingest_commands(tools: IngestTools) -> typer.Typer:
                 raise typer.Exit(1) from exc
             typer.echo(f"ingesting through the running stack ({url}): release {rid}, {len(jobs)} job(s) …")
             try:
-                results, release = asyncio.run(tools.submit_all(url, jobs, timeout, True))
+                results, release = asyncio.run(tools.submit_all(ops_settings(url, var_dir), jobs, timeout, True))
             except TimeoutError as exc:
                 typer.echo(f"error: no complete result for release {rid} within {timeout:.0f} s", err=True)
                 raise typer.Exit(1) from exc
