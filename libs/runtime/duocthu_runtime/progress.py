@@ -39,7 +39,8 @@ class JobProgress:
         self.total = total
         self.completed = 0
         self._stream = stream or sys.stdout
-        self._console = Console(file=self._stream)
+        # ``live`` forces the terminal's behaviour either way (a test's force_terminal; --no-progress)
+        self._console = Console(file=self._stream, force_terminal=live)
         self.live = self._console.is_terminal if live is None else live
         self._bar: Progress | None = None
         self._task: TaskID | None = None
