@@ -7,18 +7,26 @@ worker like any other) and by ``duocthu up`` for the sample corpus.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
+
+from nats.aio.msg import Msg
 
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import (
     CorpusReleaseCompleted,
+    IngestJobProgress,
+    IngestJobProgressPayload,
     IngestJobRequested,
     IngestJobRequestedPayload,
     IngestJobResult,
 )
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
+from duocthu_runtime.bus.subjects import subject_for_type
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.settings import RuntimeSettings
 
 CLIENT = "duocthu-ingest-cli"
@@ -55,6 +63,29 @@ async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: f
         await bus.stop()
 
 
+@contextlib.asynccontextmanager
+async def _progress_of(job_ids: set[str], nats_url: str,
+                       progress: Callable[[IngestJobProgressPayload], None] | None) -> AsyncIterator[None]:
+    """While inside, hand the progress updates of ``job_ids`` to ``progress`` (core NATS, nothing stored)."""
+    if progress is None:
+        yield
+        return
+    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
+    await bus.connect()
+
+    async def on(msg: Msg) -> None:
+        with contextlib.suppress(MessageRejected):
+            update = decode(msg.data, IngestJobProgress).payload
+            if update.job_id in job_ids:
+                progress(update)
+
+    try:
+        await bus.broker.connection.subscribe(subject_for_type(IngestJobProgress), cb=on)
+        yield
+    finally:
+        await bus.stop()
+
+
 async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> CorpusReleaseCompleted:
     """The completion of ``release_id`` (already announced or still to come)."""
     bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
@@ -68,9 +99,14 @@ async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> 
 
 
 async def submit_all(nats_url: str, jobs: list[IngestJobRequestedPayload], timeout_s: float,
-                     wait_release: bool) -> tuple[list[IngestJobResult], CorpusReleaseCompleted | None]:
-    """Publish the part jobs of one release (replicas share them) and wait for every result and the release."""
-    results = await asyncio.gather(*(submit(nats_url, job, timeout_s, wait_release=False) for job in jobs))
+                     wait_release: bool, progress: Callable[[IngestJobProgressPayload], None] | None = None,
+                     ) -> tuple[list[IngestJobResult], CorpusReleaseCompleted | None]:
+    """Publish the part jobs of one release (replicas share them) and wait for every result and the release.
+
+    ``progress`` receives the workers' progress updates of these jobs as they arrive.
+    """
+    async with _progress_of({job.job_id for job in jobs}, nats_url, progress):
+        results = await asyncio.gather(*(submit(nats_url, job, timeout_s, wait_release=False) for job in jobs))
     outcomes = [r for r, _ in results]
     release = None
     if wait_release and all(r.payload.status == "embedded" for r in outcomes):
