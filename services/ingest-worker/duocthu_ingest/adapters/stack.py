@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
 
 from nats.aio.msg import Msg
+from nats.errors import Error as NatsError
 
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import (
@@ -80,8 +81,14 @@ async def _progress_of(job_ids: set[str], nats_url: str,
                 progress(update)
 
     try:
-        await bus.broker.connection.subscribe(subject_for_type(IngestJobProgress), cb=on)
+        nc = bus.broker.connection
+        sub = await nc.subscribe(subject_for_type(IngestJobProgress), cb=on)
         yield
+        # a worker sends a job's last update before its result: once the result is here, a round trip to the
+        # server and a drain deliver that update too
+        with contextlib.suppress(NatsError, TimeoutError):
+            await nc.flush(timeout=5)
+            await sub.drain()  # type: ignore[no-untyped-call]  # nats-py leaves drain unannotated
     finally:
         await bus.stop()
 

@@ -80,6 +80,8 @@ class IngestWorker:
             return [self._result(job, "failed", correlation_id, causation_id, gates=gates, report=result.report,
                                  error=f"cổng kiểm tra không đạt: {failed}", chunks=len(result.chunks))]
         total = len(result.chunks)
+        if embedded_progress is not None:
+            embedded_progress(0, total)  # a part may own no chunks: its progress still moves on to embedding
         embedded = embed_chunks(result.chunks, self.embedder, self.sparse, batch=self.limits.embed_batch,
                                 progress=(lambda done: embedded_progress(done, total)) if embedded_progress else None)
         model = space_identity(self.embedder, self.sparse)

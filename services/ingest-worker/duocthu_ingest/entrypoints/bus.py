@@ -37,14 +37,20 @@ Stage = Literal["parse", "embed", "done", "failed"]
 
 
 class _Latest:
-    """The newest (stage, done, total) of one job, written by the worker thread, read by the loop."""
+    """The newest (stage, done, total) of one job, written by the worker thread, read by the loop.
 
-    def __init__(self) -> None:
+    Pages count within the job's own page range (a part of a book), not the whole PDF.
+    """
+
+    def __init__(self, page_range: tuple[int, int] | None) -> None:
+        self.page_range = page_range
         self.value: tuple[Stage, int, int | None] | None = None
         self.sent: tuple[Stage, int, int | None] | None = None
 
     def parse(self, page: int, pages: int) -> None:
-        self.value = ("parse", page + 1, pages)
+        first, last = self.page_range or (0, pages - 1)
+        own = min(last, pages - 1) - first + 1
+        self.value = ("parse", max(0, min(page - first + 1, own)), own)
 
     def embed(self, done: int, total: int) -> None:
         self.value = ("embed", done, total)
@@ -53,7 +59,7 @@ class _Latest:
 def make_handler(worker: IngestWorker, publish: Publish | None = None) -> Handler[IngestJobRequested]:
     async def handle(message: IngestJobRequested, ctx: StageContext[IngestJobRequested]) -> Sequence[Message]:
         job = message.payload
-        latest = _Latest()
+        latest = _Latest(job.page_range)
 
         async def report(stage: Stage, done: int, total: int | None) -> None:
             if publish is None:
