@@ -66,3 +66,18 @@ def test_a_long_command_off_a_terminal_prints_its_summary_line(tmp_path: Path) -
     lines = result.output.splitlines()
     assert lines[0].startswith("bench ingest: 2/2 runs in ")  # no bar drawn into a pipe, one line when done
     assert "pages/s" in lines[1]
+
+
+def test_a_long_command_in_a_terminal_draws_counts_and_eta(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    # TTY_COMPATIBLE=1 is rich's documented switch for "this output is a terminal"
+    env = {**os.environ, "TTY_COMPATIBLE": "1"}
+    done = subprocess.run([sys.executable, "-m", "duocthu_cli", "bench", "ingest", "--monographs", "2", "--repeats",
+                           "3", "--work", str(tmp_path)], env=env, capture_output=True, text=True, check=False,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "3/3" in done.stdout and "runs" in done.stdout and "ETA" in done.stdout  # the drawn bar
+    assert _plain(done.stdout).splitlines()[-2].startswith("bench ingest: 3/3 runs in ")  # then the summary
