@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -63,3 +66,14 @@ def test_live_release_and_an_ingest_jobs_progress(stack_factory: StackFactory, t
     assert final["release_id"] == "small-book" and final["part_index"] == 0
     assert final["stage"] == "done", final
     assert isinstance(final["total"], int) and final["done"] == final["total"] > 0  # every chunk embedded
+
+
+    # `duocthu ingest` through the same stack draws its bar from the same events (pages, then chunks)
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "VAR_DIR")} | {"TTY_COMPATIBLE": "1"}
+    done = subprocess.run([sys.executable, "-m", "duocthu_cli", "ingest", str(book.path), "--mode", "bus",
+                           "--var-dir", str(stack.var_dir), "--parts", "2", "--release-id", "small-book-cli",
+                           "--report", str(tmp_path / "report.json")],
+                          env=env, capture_output=True, text=True, check=False, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = next(line for line in done.stdout.splitlines() if "ingest through the stack:" in line)
+    assert summary.split("ingest through the stack: ", 1)[1].startswith(f"{final['total']}/{final['total']} chunks")
