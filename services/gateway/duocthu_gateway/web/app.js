@@ -202,6 +202,45 @@ async function openMonograph(drugId) {
   await loadSections(drugId);
 }
 
+// the release that answers now (asked of retrieval each time, so a new release shows without a reload)
+async function loadRelease() {
+  const r = await fetch("/v1/rag/release");
+  if (!r.ok) { $("release").textContent = "Chưa có bản phát hành nào đang phục vụ"; return; }
+  const body = await r.json();
+  const built = body.built_at ? new Date(body.built_at).toLocaleString("vi-VN") : "không rõ";
+  $("release").textContent = `Bản phát hành ${body.release_id} · ${body.drug_count} thuốc · dựng lúc ${built}`;
+}
+
+const STAGES = {parse: "đọc trang", embed: "nhúng đoạn", done: "xong", failed: "thất bại"};
+let adminTimer = null;
+
+// admins only: the token stays in this tab (sessionStorage) and goes only to /v1/admin/*
+async function loadIngestJobs() {
+  const token = sessionStorage.getItem("duocthu.admin") || "";
+  if (!token) return;
+  const r = await fetch("/v1/admin/ingest/jobs", {headers: {Authorization: `Bearer ${token}`}});
+  if (!r.ok) {
+    $("admin-status").textContent = await errorText(r);
+    clearInterval(adminTimer); adminTimer = null; return;
+  }
+  const {jobs} = await r.json();
+  $("admin-status").textContent = jobs.length ? "" : "Không có công việc nạp nào gần đây.";
+  $("ingest-jobs").hidden = !jobs.length;
+  $("ingest-jobs").querySelector("tbody").replaceChildren(...jobs.map((job) => {
+    const bar = el("progress", job.total ? {max: String(job.total), value: String(job.done)} : {});
+    const count = job.total ? `${job.done}/${job.total}` : String(job.done);
+    return el("tr", {}, el("td", {}, job.release_id), el("td", {}, String(job.part_index)),
+              el("td", {}, STAGES[job.stage] || job.stage), el("td", {}, bar, " ", count),
+              el("td", {}, new Date(job.updated_at).toLocaleTimeString("vi-VN")));
+  }));
+  if (jobs.some((job) => job.stage === "done")) loadRelease();
+}
+
+function watchIngest() {
+  loadIngestJobs();
+  if (!adminTimer) adminTimer = setInterval(loadIngestJobs, 2000);
+}
+
 function setMode(mode) {
   $("answer-mode").hidden = mode !== "answer";
   $("monograph-mode").hidden = mode !== "monograph";
@@ -227,5 +266,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   if (d.ok) $("disclaimer").textContent = (await d.json()).disclaimer;
   const r = await fetch("/v1/rag/reasons");
   if (r.ok) reasons = await r.json();
+  $("admin-form").addEventListener("submit", (e) => {
+    e.preventDefault(); sessionStorage.setItem("duocthu.admin", $("admin-token").value); watchIngest();
+  });
+  if (sessionStorage.getItem("duocthu.admin")) watchIngest();
+  loadRelease();
   loadHistory();
 });
