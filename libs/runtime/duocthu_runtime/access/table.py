@@ -24,6 +24,7 @@ from duocthu_contracts.messages import (
     CorpusBatchEmbedded,
     CorpusReleaseCompleted,
     EvidenceRetrieved,
+    IngestJobProgress,
     IngestJobRequested,
     IngestJobResult,
     TurnCompleted,
@@ -115,8 +116,9 @@ IDENTITIES: tuple[Identity, ...] = (
     Identity(
         user="gateway", service="gateway",
         publishes=(TurnRequested.SUBJECT, IngestJobRequested.SUBJECT,
-                   DrugListRequest.SUBJECT, SectionListRequest.SUBJECT, SectionTextRequest.SUBJECT),
-        subscribes=_TURN_END,
+                   DrugListRequest.SUBJECT, SectionListRequest.SUBJECT, SectionTextRequest.SUBJECT,
+                   IndexStatusRequest.SUBJECT),  # the live release shown on the web page
+        subscribes=(*_TURN_END, IngestJobProgress.SUBJECT),  # the admin page's view of running ingest jobs
         buckets=(PRESENCE_BUCKET, RATE_BUCKET),
     ),
     Identity(
@@ -147,7 +149,7 @@ IDENTITIES: tuple[Identity, ...] = (
     ),
     Identity(
         user="ingest", service="ingest-worker",
-        publishes=(CorpusBatchEmbedded.SUBJECT, IngestJobResult.SUBJECT),
+        publishes=(CorpusBatchEmbedded.SUBJECT, IngestJobResult.SUBJECT, IngestJobProgress.SUBJECT),
         consumes=(IngestJobRequested,),
     ),
     # The operator (CLI: audit show/reverify/replay/export/redact, ingest, index): reads the audit stream,
