@@ -123,6 +123,10 @@ def evaluate(inputs: GateInputs, config: IngestConfig) -> GateReport:
     gates.append(_gate("back_index_page_mismatch", validation.page_mismatches))
     gates.append(_gate("aliases_unresolved", inputs.unresolved_aliases))
     gates.append(_gate("aliases_ambiguous", inputs.ambiguous_aliases))
+    tables = [b for b in inputs.blocks.values() if b.kind.value == "table"]
+    # a table the extractors disagree on stays quarantined (the safe state): reported, limit = every table
+    gates.append(_gate("table_cells_disagree", [f"{b.block_id}: {'; '.join(b.table.reasons if b.table else ['not read'])}"
+                                                for b in tables if not b.released], limit=len(tables)))
     return GateReport(gates)
 
 
