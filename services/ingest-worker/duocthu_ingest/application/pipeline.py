@@ -335,6 +335,7 @@ def chunk_stats(chunks: Sequence[ChunkRecord]) -> dict[str, int]:
         "total": len(chunks),
         "prose": sum(1 for c in chunks if c.chunk_kind is ChunkKind.PROSE),
         "block_descriptors": sum(1 for c in chunks if c.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR),
+        "table_rows": sum(1 for c in chunks if c.chunk_kind is ChunkKind.TABLE_ROW),
         "tokens_total": sum(tokens),
         "tokens_max": max(tokens, default=0),
         "over_ceiling": sum(1 for c in chunks if c.oversized),
@@ -372,7 +373,9 @@ def build_report(request: IngestRequest, result: IngestResult, run: _Run, seg: S
         },
         "blocks": [{"block_id": b.block_id, "kind": b.kind.value, "shape": b.shape, "drug_id": b.drug_id,
                     "section_key": b.section_key.value if b.section_key else None, "physical_page": b.page,
-                    "printed_page": result.page_map.printed_page(b.page), "bbox": [round(v, 1) for v in b.bbox]}
+                    "printed_page": result.page_map.printed_page(b.page), "bbox": [round(v, 1) for v in b.bbox],
+                    "released": b.released, "caption": b.caption,
+                    "reasons": list(b.table.reasons) if b.table else []}
                    for b in result.blocks.values()],
         "catalog": {"entries": len(catalog.entries), "aliases": alias_kinds,
                     "index_aliases_in_book": len(back_index.aliases), "index_entries": len(back_index.entries),
