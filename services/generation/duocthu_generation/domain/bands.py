@@ -35,6 +35,8 @@ _RANGE_SEP = r"\s*(?:den|-|–|—)\s*"
 ADULT_FROM_YEARS = 18.0
 #: Age in years from which "người cao tuổi" applies.
 ELDERLY_FROM_YEARS = 65.0
+#: Clearance (ml/min) below which renal function counts as impaired (as ``facts_of`` reads a value).
+IMPAIRED_BELOW = 60.0
 #: A newborn ("trẻ sơ sinh") is under one month old.
 NEONATE_UNTIL_YEARS = 1 / 12
 
@@ -211,7 +213,7 @@ def facts_of(frame: QueryFrame) -> Facts:
     crcl = ctx.crcl_ml_min if ctx.crcl_ml_min is not None else ctx.egfr
     renal: bool | None = True if ctx.ckd else None
     if crcl is not None:
-        renal = True if crcl < 60 else renal
+        renal = True if crcl < IMPAIRED_BELOW else renal
     groups: set[str] = set()
     if frame.population:
         folded = fold(frame.population)
