@@ -12,8 +12,10 @@ table by page and position, and:
 * clearance questions — one per body row of a released table keyed on renal
   function (its band read by ``bands.cell_band``), the value inside the band:
   the evidence policy's decision over the dose section as route A reads it
-  with the tables quarantined (before issue 19) and as released (after), and
-  whether the value selects exactly that row.
+  (``answered_by_rows`` as the retriever applies it) with the tables
+  quarantined (before issue 19) and as released (after), and whether the
+  value selects exactly that row.  The decision is the retrieval policy's,
+  not a full end-to-end answer through generation and the verifier.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from duocthu_ingest.domain.chunker import chunk_monograph
 from duocthu_ingest.domain.config import DEFAULT_CONFIG
 from duocthu_ingest.domain.model import QuarantineBlock
 from duocthu_ingest.domain.tables import RawCell, TableGrid, resolve
-from duocthu_retrieval.domain.evidence_policy import decide
+from duocthu_retrieval.domain.evidence_policy import answered_by_rows, decide
 
 
 @dataclass
@@ -76,7 +78,9 @@ def _match(block: QuarantineBlock, truth: Sequence[dict[str, Any]]) -> dict[str,
 
 
 def _section_decision(chunks: Sequence[ChunkRecord]) -> Decision:
-    return decide(Route.A_SECTION, [(c, None) for c in chunks], visual_blocks_whole_answer=True).decision
+    """Route A's decision over a dose section for a question that gives a clearance value (as the retriever decides)."""
+    whole = not answered_by_rows(chunks, renal_value_given=True)
+    return decide(Route.A_SECTION, [(c, None) for c in chunks], visual_blocks_whole_answer=whole).decision
 
 
 def _value_in(low: float, high: float) -> float:
