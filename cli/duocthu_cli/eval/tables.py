@@ -30,14 +30,20 @@ from typing import Any
 from duocthu_contracts.corpus import ChunkRecord
 from duocthu_contracts.decisions import Decision
 from duocthu_contracts.evidence import Route
-from duocthu_generation.domain.bands import cell_band, parse
-from duocthu_ingest import IngestRequest, IngestResult, run_ingest
-from duocthu_ingest.adapters.tokenizer import count_tokens
-from duocthu_ingest.domain.chunker import chunk_monograph
-from duocthu_ingest.domain.config import DEFAULT_CONFIG
-from duocthu_ingest.domain.model import QuarantineBlock
-from duocthu_ingest.domain.tables import RawCell, TableGrid, resolve
-from duocthu_retrieval.domain.evidence_policy import answered_by_rows, decide
+from duocthu_generation import cell_band, parse_label
+from duocthu_ingest import (
+    DEFAULT_CONFIG,
+    IngestRequest,
+    IngestResult,
+    QuarantineBlock,
+    RawCell,
+    TableGrid,
+    chunk_monograph,
+    count_tokens,
+    resolve,
+    run_ingest,
+)
+from duocthu_retrieval import answered_by_rows, decide
 
 
 @dataclass
@@ -129,7 +135,7 @@ def _quarantined(block: QuarantineBlock) -> QuarantineBlock:
 def _questions(figures: TableFigures, result: IngestResult, block: QuarantineBlock, grid: TableGrid,
                before_blocks: dict[str, QuarantineBlock]) -> None:
     key_header = " ".join(grid.header_path(0))
-    if not parse(key_header).renal_word:
+    if not parse_label(key_header).renal_word:
         return
     mono = next(m for m in result.monographs if m.drug_id == block.drug_id)
     after = [c for c in result.chunks if c.drug_id == block.drug_id and c.section_key == block.section_key]
