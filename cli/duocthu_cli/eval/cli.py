@@ -134,6 +134,41 @@ def _parse_book(name: str, path: Path, truth: Path | None, baseline: bool, repor
 
 
 @app.command()
+def tables(
+    pdf: Annotated[Path | None, typer.Option("--pdf", help="default: build the sample formulary into var/eval")] = None,
+    synthetic: Annotated[int, typer.Option("--synthetic", help="also a synthetic book of N monographs (0: no)")] = 0,
+    out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-tables.json"),
+) -> None:
+    """Tables found / agreed / released by the two extractors, cells vs ground truth, clearance questions."""
+    from duocthu_cli.eval.tables import line, tables_report
+    from duocthu_corpus.monograph import load_all
+    from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
+    from duocthu_corpus.typeset.synth import synthetic_monographs
+
+    work = out.parent / "eval"
+    work.mkdir(parents=True, exist_ok=True)
+    books = [("sample", pdf or build_sample(work / "sample-formulary.pdf", load_all()).path)]
+    if synthetic:
+        book = build_book(work / "synthetic.pdf", synthetic_monographs(synthetic, seed=1), front_matter=True)
+        write_companions(book)
+        books.append(("synthetic", book.path))
+    reports: dict[str, object] = {}
+    wrong = 0
+    for name, path in books:
+        sidecar = path.with_name(f"{path.stem}.transcriptions.json")
+        figures = tables_report(path, path.with_name(f"{path.stem}.ground-truth.json"),
+                                sidecar if sidecar.is_file() else None)
+        reports[name] = figures.as_dict()
+        wrong += figures.wrong_cells_released
+        typer.echo(line(name, figures))
+        for reason in figures.quarantined[:10]:
+            typer.echo(f"  quarantined {reason}")
+    out.write_text(json.dumps(reports, ensure_ascii=False, indent=2), encoding="utf-8")
+    typer.echo(f"report: {out}")
+    raise typer.Exit(0 if wrong == 0 else 1)
+
+
+@app.command()
 def routing(
     pdf: Annotated[Path | None, typer.Option("--pdf", help="default: build the sample formulary into var/eval")] = None,
     var_dir: Annotated[Path, typer.Option("--var-dir", help="embedding cache location")] = Path("var"),

@@ -51,6 +51,47 @@ function chip(citations, index) {
   return el("button", {class: "chip", type: "button", onclick: () => c && openEvidence(c)}, `[${index}]`);
 }
 
+// A released table row (issue 19) reads "Bảng 1. … — header path: cell; header path: cell; …".
+const TABLE_ROW = /^(Bảng\s+\d+\b.*?) — (.*)$/s;
+
+function tableRow(text) {
+  const m = TABLE_ROW.exec(text);
+  if (!m) return null;
+  const cells = m[2].split("; ").map((pair) => {
+    const at = pair.indexOf(": ");
+    return at < 0 ? ["", pair] : [pair.slice(0, at), pair.slice(at + 2)];
+  });
+  return {caption: m[1], cells};
+}
+
+// Verified table rows the answer cites, as an HTML table per caption; the rows the claims quote are highlighted.
+function renderTables(body, out) {
+  const quoted = new Set(body.claims.flatMap((c) => c.citations));
+  const tables = new Map();
+  for (const c of body.citations) {
+    const row = tableRow(c.text);
+    if (!row) continue;
+    if (!tables.has(row.caption)) tables.set(row.caption, {rows: [], crops: []});
+    const t = tables.get(row.caption);
+    t.rows.push({row, matched: quoted.has(c.index), index: c.index});
+    for (const region of c.regions) if (region.crop_url && !t.crops.includes(region.crop_url)) t.crops.push(region.crop_url);
+  }
+  for (const [caption, t] of tables) {
+    const heads = t.rows[0].row.cells.map(([label]) => el("th", {}, label));
+    const table = el("table", {class: "verified-table"}, el("caption", {}, caption), el("thead", {}, el("tr", {}, ...heads)));
+    const tbody = el("tbody");
+    for (const r of t.rows) {
+      const tr = el("tr", {class: r.matched ? "matched" : ""}, ...r.row.cells.map(([, value]) => el("td", {}, value)));
+      tr.lastChild.append(chip(body.citations, r.index));
+      tbody.append(tr);
+    }
+    table.append(tbody);
+    const box = el("div", {class: "table-with-crop"}, table);
+    for (const url of t.crops) box.append(el("img", {src: url, alt: "Ảnh bảng trên trang gốc"}));
+    out.append(box);
+  }
+}
+
 function renderAnswer(body) {
   const out = $("result");
   out.replaceChildren();
@@ -74,6 +115,7 @@ function renderAnswer(body) {
       }
       out.append(box);
     }
+    renderTables(body, out);
     // a table beside the text answered: shown as a crop of the page to check by eye (once per answer)
     const crops = body.citations.flatMap((c) => c.attachments.map((a) => [a, c.index]));
     if (crops.length) {
