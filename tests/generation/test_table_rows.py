@@ -53,3 +53,19 @@ def test_renal_impairment_without_a_value_asks_with_the_printed_bands(sample_ing
     assert not draft.claims and draft.clarifying_question
     assert draft.quick_replies == ["eGFR (ml/phút/1,73 m²) 45 – 59", "eGFR (ml/phút/1,73 m²) 30 – 44",
                                    "eGFR (ml/phút/1,73 m²) < 30"]  # five bands: those below normal function
+
+
+def test_a_row_claim_carries_no_route_label_from_the_text_above_the_table(sample_ingest: IngestResult) -> None:
+    """Gentamicin's rows follow "Tiêm bắp hoặc tiêm tĩnh mạch:"; that route is not printed over the row."""
+    draft = _draft(_section(sample_ingest, "gentamicin"), crcl_ml_min=30)
+    assert draft.claims and all(c.text.startswith("Bảng 1.") for c in draft.claims)
+    assert all(c.label is None for c in draft.claims)
+
+
+def test_an_adult_without_a_renal_value_is_not_answered_with_every_egfr_band(sample_ingest: IngestResult) -> None:
+    frame = QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE, section_key=DOSE, standalone_query="liều người lớn",
+                       population="người lớn", patient_context=PatientContext(age_years=45))
+    evidence = _section(sample_ingest, "metformin")
+    plan = make_plan(frame, evidence, Route.A_SECTION, list_mode=False)
+    draft = write(WriterInput(frame=frame, evidence=evidence, route=Route.A_SECTION, plan=plan))
+    assert not any(c.text.startswith("Bảng 1.") for c in draft.claims)

@@ -32,6 +32,8 @@ class Selection:
     ask_with: list[str]
     #: The chosen lines are the patient's own band(s), not lines nothing ruled out.
     known: bool = False
+    #: The chosen lines are rows of a released table (both extractors agreed), picked by the patient's value.
+    from_rows: bool = False
 
 
 def label_of(p: Paragraph) -> str | None:
@@ -104,12 +106,16 @@ def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
     if rows and facts.crcl is not None:
         hit = [r.paragraph for r in rows if r.band.contains(facts.crcl)]
         if hit:
-            return Selection(hit, [])
+            return Selection(hit, [], known=True, from_rows=True)
     elif rows and facts.renal_impaired:
         replies = list(dict.fromkeys(r.reply for r in rows))
         if len(replies) > MAX_REPLIES:  # a patient with impaired function: the bands below normal (60 ml/min)
             replies = list(dict.fromkeys(r.reply for r in rows if r.band.low < bands.IMPAIRED_BELOW))
         return Selection([], replies[:MAX_REPLIES])
+    # a renal table's rows answer a renal question only: as dose lines they would lead an adult's answer with
+    # every eGFR band (the rows' header reads as a population label)
+    row_paras = [r.paragraph for r in rows]
+    paras = [p for p in paras if p not in row_paras]
     labelled = _dose_lines(paras)
     routed = [p for p in labelled if wants_route(p, frame)] or labelled
     if facts.weight_kg is not None:

@@ -60,6 +60,7 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
     """The dose lines of the asked patient's band(s) only; another population never leads (or appears)."""
     frame = request.frame
     asked_with: list[str] = []
+    from_rows = False
     if not dosage.population_known(frame) and (named := dosage.condition_lines(paras, frame)):
         chosen = named
     elif not dosage.population_known(frame):
@@ -70,12 +71,13 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
         chosen = [p for p in paras if not p.label_only]
     else:
         selection = dosage.choose(paras, frame)
-        chosen, asked_with = selection.chosen, selection.ask_with
+        chosen, asked_with, from_rows = selection.chosen, selection.ask_with, selection.from_rows
         if any(e.attachments for e in request.evidence) and not _answers_beside_table(selection, frame):
             # a table sits in this section: lines nothing ruled out, or a special state the text has no band
             # for, may be in the table — not answered from the text
             return Draft(evidence_sufficient=False, provider=PROVIDER)
-    claims = [_claim(p, p.text, request.evidence, p.route) for p in _distinct(chosen)]
+    # a table row carries its own header path; the route printed above the table is not a label over it
+    claims = [_claim(p, p.text, request.evidence, None if from_rows else p.route) for p in _distinct(chosen)]
     claims = _cover(claims, paras, request.must_cover)
     if not claims:
         replies = asked_with if len(asked_with) > 1 else dosage.quick_replies(paras)
@@ -93,6 +95,8 @@ def _distinct(lines: list[Paragraph]) -> list[Paragraph]:
 
 def _answers_beside_table(selection: dosage.Selection, frame: QueryFrame) -> bool:
     """The text holds the patient's own band: known lines, and a special-state line when the patient has one."""
+    if selection.from_rows:
+        return True  # the table itself, verified as text, printed the patient's band
     if not selection.known:
         return False
     facts = bands.facts_of(frame)
