@@ -64,11 +64,15 @@ def up(  # noqa: PLR0917 - typer options
     sample_corpus: Annotated[bool, typer.Option(
         help="build, ingest and index the sample formulary before serving (skipped when already live)")] = True,
     corpus_timeout: Annotated[float, typer.Option(help="seconds to wait for the sample corpus to go live")] = 1800.0,
+    corpus: Annotated[str, typer.Option(help=(
+        "which book to serve: 'sample' or 'synthetic:N' (N generated monographs, as `duocthu corpus synth`; "
+        "the real book's size is synthetic:684)"))] = "sample",
     replicas: Annotated[int, typer.Option(min=1, help=(
         "processes per pipeline stage; the gateway runs one, and retrieval one unless QDRANT_URL is set "
         "(the embedded index directory has a single owner)"))] = 1,
 ) -> None:
     """Start NATS (unless NATS_URL is set) and every service, restart whatever dies; stop all on Ctrl-C/SIGTERM."""
+    from duocthu_cli.corpus_source import parse_corpus_source, prepare_corpus_pdf
     from duocthu_cli.sample_corpus import SampleCorpusError, bootstrap_sample_corpus
     from duocthu_cli.stack import SERVICES, Stack, StackError
 
@@ -92,10 +96,12 @@ def up(  # noqa: PLR0917 - typer options
             from duocthu_cli.sample_embeddings import seed_embedding_cache
 
             # before the ingest worker opens its cache: the sample's shipped vectors are hits, not work
-            seeded = seed_embedding_cache(var_dir)
+            source = parse_corpus_source(corpus)
+            seeded = seed_embedding_cache(var_dir) if source.kind == "sample" else 0
             if seeded:
                 typer.echo(f"embedding cache: {seeded} shipped sample vectors added")
-            index_sample = bootstrap_sample_corpus(var_dir, timeout_s=corpus_timeout, echo=typer.echo)
+            index_sample = bootstrap_sample_corpus(var_dir, timeout_s=corpus_timeout, echo=typer.echo,
+                                                   pdf=prepare_corpus_pdf(var_dir, source, typer.echo))
 
             def bootstrap(running: Stack) -> None:
                 index_sample(running.nats_url or "")

@@ -45,6 +45,7 @@ class SamplePdf:
     path: Path
     sha256: str
     transcriptions: Path | None
+    name: str = "sample"  # which corpus source (corpus_source.py): names the release and the messages
 
 
 def corpus_fingerprint() -> str:
@@ -93,36 +94,37 @@ async def ensure_indexed(settings: RuntimeSettings, sample: SamplePdf, *, timeou
         await bus.stop()
     manifest = status.manifest
     if status.ready and manifest is not None and manifest.source_sha256 == sample.sha256:
-        return f"sample corpus already live (release {manifest.release_id}, {manifest.chunk_count} chunks)"
-    release_id = f"sample-{sample.sha256[:12]}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
+        return f"{sample.name} corpus already live (release {manifest.release_id}, {manifest.chunk_count} chunks)"
+    release_id = f"{sample.name}-{sample.sha256[:12]}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}"
     job = IngestJobRequestedPayload(
         job_id=uuid.uuid4().hex, release_id=release_id, pdf_uri=str(sample.path),
         transcriptions_uri=str(sample.transcriptions) if sample.transcriptions else None,
     )
-    echo(f"indexing the sample corpus (release {release_id}) …")
+    echo(f"indexing the {sample.name} corpus (release {release_id}) …")
     try:
         # parse, embed (shipped vectors are cache hits) and index run in the stack: the bar shows elapsed time,
         # the count is the release's chunks once it is live
-        with JobProgress("indexing the sample corpus", unit="chunks") as progress:
+        with JobProgress(f"indexing the {sample.name} corpus", unit="chunks") as progress:
             result, release = await submit(settings, job, timeout_s, wait_release=True,
                                            correlation_id=f"up:{release_id}")
             if release is not None and release.payload.manifest is not None:
                 count = release.payload.manifest.chunk_count
                 progress.update(count, count)
     except TimeoutError as exc:
-        raise SampleCorpusError(f"the sample corpus release {release_id} was not live within {timeout_s:.0f}s") \
+        raise SampleCorpusError(f"the {sample.name} corpus release {release_id} was not live within {timeout_s:.0f}s") \
             from exc
     if result.payload.status != "embedded":
-        raise SampleCorpusError(f"the ingest job for the sample corpus failed: {result.payload.error or 'unknown error'}")
+        raise SampleCorpusError(f"the ingest job for the {sample.name} corpus failed: {result.payload.error or 'unknown error'}")
     if release is None or release.payload.status != "live" or release.payload.manifest is None:
         error = release.payload.error if release is not None else "no release announced"
-        raise SampleCorpusError(f"the sample corpus release {release_id} failed: {error}")
-    return f"sample corpus live (release {release_id}, {release.payload.manifest.chunk_count} chunks)"
+        raise SampleCorpusError(f"the {sample.name} corpus release {release_id} failed: {error}")
+    return f"{sample.name} corpus live (release {release_id}, {release.payload.manifest.chunk_count} chunks)"
 
 
-def bootstrap_sample_corpus(var_dir: Path, *, timeout_s: float, echo: Echo = print) -> Callable[[str], None]:
-    """The ``duocthu up`` start-up step, given the stack's NATS URL once it runs."""
-    sample = prepare_sample_pdf(var_dir, echo)
+def bootstrap_sample_corpus(var_dir: Path, *, timeout_s: float, echo: Echo = print,
+                            pdf: SamplePdf | None = None) -> Callable[[str], None]:
+    """The ``duocthu up`` start-up step, given the stack's NATS URL once it runs (``pdf``: another corpus source)."""
+    sample = pdf if pdf is not None else prepare_sample_pdf(var_dir, echo)
 
     def run(nats_url: str) -> None:
         settings = ops_settings(nats_url, var_dir)  # the stack's NATS admits the operator identity only
