@@ -95,6 +95,11 @@ def _unavailable(store: Store, exc: BaseException) -> StoreUnavailable:
 _store_call = translating(_STORE_ERRORS, _unavailable)
 
 
+def _storable(text: str) -> str:
+    """``text`` without NUL characters, which PostgreSQL text columns refuse (the turn would go unrecorded)."""
+    return text.replace("\x00", "\ufffd")
+
+
 def _aware(at: datetime) -> datetime:
     """SQLite hands back naive datetimes; every stored time is UTC, and every published one carries its zone."""
     return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
@@ -127,7 +132,7 @@ class Store:
         row = TurnRow(
             turn_id=record.turn_id, conversation_id=record.conversation_id, client_key=record.client_key,
             created_at=record.at,
-            query=record.query, decision=record.decision, reason=record.reason, turn_type=record.turn_type,
+            query=_storable(record.query), decision=record.decision, reason=record.reason, turn_type=record.turn_type,
             resolved_drug_ids=record.resolved_drug_ids,
             frame=record.frame.model_dump(mode="json") if record.frame is not None else None,
             evidence_ids=record.evidence_ids, cited_evidence_ids=record.cited_evidence_ids,

@@ -41,7 +41,7 @@ def authorize(request: Request, token: str | None, authorization: str | None) ->
 
 
 @router.post("/v1/admin/ingest", response_model=None, status_code=202,
-             responses=documented(401, 403, 422, 503))
+             responses=documented(400, 401, 403, 422, 503))
 async def trigger_ingest(body: IngestTrigger, request: Request, gateway: GatewayDep,
                          authorization: Annotated[str | None, Header()] = None) -> JSONResponse:
     if (denied := authorize(request, gateway.settings.admin_token, authorization)) is not None:

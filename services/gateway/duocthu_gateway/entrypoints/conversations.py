@@ -39,7 +39,7 @@ async def history(request: Request, gateway: GatewayDep,
     return await gateway.conversations.history(conversation_id, limit)
 
 
-@router.post("/v1/rag/feedback", response_model=FeedbackAccepted, responses=documented(403, 404, 422, 503))
+@router.post("/v1/rag/feedback", response_model=FeedbackAccepted, responses=documented(400, 403, 404, 422, 503))
 async def feedback(body: FeedbackRequest, request: Request, gateway: GatewayDep) -> FeedbackAccepted | JSONResponse:
     client = presented(request)
     if client is None:

@@ -97,7 +97,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error_response(request, exc.status_code, "http_error", str(exc.detail), headers=exc.headers)
+        error = {400: "malformed_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return error_response(request, exc.status_code, error, str(exc.detail), headers=exc.headers)
 
     @app.exception_handler(StoreUnavailable)
     async def store_unavailable(request: Request, exc: StoreUnavailable) -> JSONResponse:

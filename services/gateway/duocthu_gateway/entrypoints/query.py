@@ -39,7 +39,7 @@ async def foreign(request: Request, gateway: Gateway, body: RagQueryRequest, cli
     return None
 
 
-@router.post("/v1/rag/query", response_model=RagQueryResponse, responses=documented(403, 422, 429, 503))
+@router.post("/v1/rag/query", response_model=RagQueryResponse, responses=documented(400, 403, 422, 429, 503))
 async def query(body: RagQueryRequest, request: Request, response: Response,
                 gateway: GatewayDep) -> RagQueryResponse | JSONResponse:
     correlation_id = request_trace_id(request)
@@ -57,7 +57,7 @@ async def query(body: RagQueryRequest, request: Request, response: Response,
 
 @router.post("/v1/rag/query/stream", response_model=None, responses={
     200: {"content": {"text/event-stream": {}}, "description": "Status events, then the result"},
-    **documented(403, 422, 429, 503)})
+    **documented(400, 403, 422, 429, 503)})
 async def query_stream(body: RagQueryRequest, request: Request,
                        gateway: GatewayDep) -> StreamingResponse | JSONResponse:
     """Server-sent events: one status line per stage as it starts, then the verified result (never a draft)."""
