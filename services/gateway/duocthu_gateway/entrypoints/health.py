@@ -22,6 +22,6 @@ async def readyz(gateway: GatewayDep) -> JSONResponse:
     return JSONResponse({"ready": ok, "checks": report}, status_code=200 if ok else 503)
 
 
-@router.get("/metrics")
+@router.get("/metrics", responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text exposition"}})
 async def metrics() -> Response:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
