@@ -50,6 +50,15 @@ class Conversations:
         """Whether ``client_key`` may read or continue the conversation; raises :class:`StoreUnavailable`."""
         return owns(await self.store.conversation_owners(conversation_id), client_key)
 
+    async def may_continue(self, conversation_id: str, client_key: str) -> bool:
+        """Whether ``client_key`` may ask in the conversation. Fails open like :meth:`state`: with the store
+        down no history can be read into the turn either, and the user still gets an answer."""
+        try:
+            return await self.owned_by(conversation_id, client_key)
+        except StoreUnavailable:
+            log.warning("ownership_unchecked_store_down", conversation_id=conversation_id)
+            return True
+
     async def history(self, conversation_id: str, limit: int) -> HistoryResponse:
         """A conversation's turns, oldest first; raises :class:`StoreUnavailable`."""
         try:

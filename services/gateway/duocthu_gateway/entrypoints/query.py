@@ -34,7 +34,7 @@ async def rate_limited(request: Request, gateway: Gateway, correlation_id: str) 
 async def foreign(request: Request, gateway: Gateway, body: RagQueryRequest, client: Client) -> JSONResponse | None:
     """The refusal when ``body`` continues another client's conversation (its history would go into the
     turn and its last frame would steer the answer), else ``None``."""
-    if body.conversation_id and not await gateway.conversations.owned_by(body.conversation_id, client.key):
+    if body.conversation_id and not await gateway.conversations.may_continue(body.conversation_id, client.key):
         return error_response(request, 403, "not_owner", NOT_OWNER)
     return None
 
