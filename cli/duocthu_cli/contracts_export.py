@@ -22,6 +22,7 @@ from duocthu_contracts.messages import (
     CorpusBatchEmbedded,
     CorpusReleaseCompleted,
     EvidenceRetrieved,
+    IngestJobProgress,
     IngestJobRequested,
     IngestJobResult,
     TurnCompleted,
@@ -52,7 +53,8 @@ TOPOLOGY: tuple[Edge, ...] = (
     Edge("verifier", AnswerDrafted, (AnswerRejected, TurnCompleted, TurnProgress)),
     Edge("gateway", TurnCompleted, (TurnRequested,)),
     Edge("gateway", TurnProgress, ()),
-    Edge("ingest-worker", IngestJobRequested, (CorpusBatchEmbedded, IngestJobResult)),
+    Edge("ingest-worker", IngestJobRequested, (CorpusBatchEmbedded, IngestJobResult, IngestJobProgress)),
+    Edge("gateway", IngestJobProgress, ()),
     Edge("retrieval", CorpusBatchEmbedded, (CorpusReleaseCompleted,)),
     Edge("understanding", CorpusReleaseCompleted, ()),
 )

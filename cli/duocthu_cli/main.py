@@ -138,7 +138,7 @@ def ask(ctx: typer.Context) -> None:
     raise typer.Exit(ask_main(ctx.args))
 
 
-contracts_app = typer.Typer(no_args_is_help=True, help="Message contracts: JSON Schema and AsyncAPI export.")
+contracts_app = typer.Typer(no_args_is_help=True, help="Message contracts: JSON Schema and AsyncAPI export; NATS permissions into the deploy configs.")
 app.add_typer(contracts_app, name="contracts")
 
 
@@ -146,13 +146,15 @@ app.add_typer(contracts_app, name="contracts")
 def contracts_export(
     check: Annotated[bool, typer.Option("--check", help="fail if the committed files are stale")] = False,
 ) -> None:
-    """Write JSON Schema for every message and the AsyncAPI document into contracts/."""
+    """Write JSON Schema for every message and the AsyncAPI document into contracts/, and the NATS permission
+    table into the deploy configs (deploy/compose/nats.conf, deploy/k8s/base/nats.yaml)."""
     from duocthu_cli import contracts_export as export
+    from duocthu_cli import nats_config_export
 
     if check:
-        stale = export.stale_files()
+        stale = export.stale_files() + nats_config_export.stale_files()
         for path in stale:
             typer.echo(f"stale: {path}", err=True)
         raise typer.Exit(1 if stale else 0)
-    for path in export.write():
+    for path in [*export.write(), *nats_config_export.write()]:
         typer.echo(str(path))

@@ -29,6 +29,7 @@ from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.hashing import file_sha256
 from duocthu_runtime.progress import JobProgress
 from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime.stack_discovery import ops_settings
 
 SAMPLE_PDF = "sample-formulary.pdf"
 
@@ -80,9 +81,9 @@ def prepare_sample_pdf(var_dir: Path, echo: Echo = print) -> SamplePdf:
     return SamplePdf(pdf.resolve(), file_sha256(pdf), _transcriptions_next_to(pdf))
 
 
-async def ensure_indexed(nats_url: str, sample: SamplePdf, *, timeout_s: float, echo: Echo = print) -> str:
+async def ensure_indexed(settings: RuntimeSettings, sample: SamplePdf, *, timeout_s: float, echo: Echo = print) -> str:
     """Make the sample PDF's release live (unless it already is); returns what was done."""
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="duocthu-up")
+    bus = Bus(settings, client_name="duocthu-up")
     await bus.connect()
     try:
         status = await wait_for_status(replicas(bus), timeout_s=min(timeout_s, 180.0))
@@ -103,7 +104,7 @@ async def ensure_indexed(nats_url: str, sample: SamplePdf, *, timeout_s: float, 
         # parse, embed (shipped vectors are cache hits) and index run in the stack: the bar shows elapsed time,
         # the count is the release's chunks once it is live
         with JobProgress("indexing the sample corpus", unit="chunks") as progress:
-            result, release = await submit(nats_url, job, timeout_s, wait_release=True,
+            result, release = await submit(settings, job, timeout_s, wait_release=True,
                                            correlation_id=f"up:{release_id}")
             if release is not None and release.payload.manifest is not None:
                 count = release.payload.manifest.chunk_count
@@ -124,6 +125,7 @@ def bootstrap_sample_corpus(var_dir: Path, *, timeout_s: float, echo: Echo = pri
     sample = prepare_sample_pdf(var_dir, echo)
 
     def run(nats_url: str) -> None:
-        echo(asyncio.run(ensure_indexed(nats_url, sample, timeout_s=timeout_s, echo=echo)))
+        settings = ops_settings(nats_url, var_dir)  # the stack's NATS admits the operator identity only
+        echo(asyncio.run(ensure_indexed(settings, sample, timeout_s=timeout_s, echo=echo)))
 
     return run

@@ -26,9 +26,11 @@ from duocthu_providers.embedding.factory import embedding_settings, make_provide
 from duocthu_providers.embedding.inputs import document_input
 from duocthu_providers.embedding.port import Embedder
 from duocthu_providers.embedding.settings import EmbeddingSettings
+from duocthu_runtime.progress import JobProgress
 
 #: The shipped records (one cache line each, sorted by key; gzip without a timestamp, so rebuilds are identical).
 SHIPPED = Path(__file__).resolve().parent / "data" / "sample-embeddings.jsonl.gz"
+BATCH = 64  # inputs per progress step
 
 Echo = Callable[[str], None]
 
@@ -93,7 +95,11 @@ def write_shipped(inputs: list[str], var_dir: Path, out: Path = SHIPPED, echo: E
     with tempfile.TemporaryDirectory(prefix="duocthu-seed-") as scratch:
         fresh = EmbeddingCache(Path(scratch) / cache_file_name(provider.identity.model_id))
         inner: Embedder = CachingEmbedder(provider, warm)
-        CachingEmbedder(inner, fresh).embed_documents(inputs)
+        both = CachingEmbedder(inner, fresh)
+        with JobProgress("sample embeddings", len(inputs), unit="chunks") as progress:
+            for start in range(0, len(inputs), BATCH):
+                both.embed_documents(inputs[start:start + BATCH])
+                progress.update(min(start + BATCH, len(inputs)))
         lines = fresh.records()
         fresh.close()
     warm.close()

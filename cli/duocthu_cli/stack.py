@@ -25,13 +25,17 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from duocthu_runtime import child_process
+from duocthu_runtime.access.credentials import embedded_authorization
+from duocthu_runtime.access.table import OPS, identity_of_service
 from duocthu_runtime.child_process import die_with_parent
 from duocthu_runtime.errors import NatsServerError
 from duocthu_runtime.nats_server import NatsServer, free_port
+from duocthu_runtime.settings import RuntimeSettings
 
 #: The restart delays: first, growth factor, ceiling; and how long a child must stay up to reset them.
 BACKOFF_FIRST_S = 0.5
@@ -139,6 +143,8 @@ class Stack:
     log: Log = field(default=lambda line: print(line, file=sys.stderr, flush=True))
     backoff_factory: Callable[[], Backoff] = Backoff
     nats_backoff: Backoff = field(default_factory=Backoff)
+    #: the identities' passwords when this stack runs its own NATS (generated into ``<var dir>/nats``)
+    credentials: dict[str, str] = field(default_factory=dict)
     _nats_waiting: bool = False
     _supervisor: threading.Event | None = None
 
@@ -151,7 +157,10 @@ class Stack:
         """Start NATS and every child; run ``bootstrap`` (e.g. index the sample corpus), then wait for readiness."""
         self.var_dir.mkdir(parents=True, exist_ok=True)
         if self.nats_url is None:
-            self.nats = NatsServer(store_dir=self.var_dir / "nats", log_file=self.var_dir / "logs" / "nats.log")
+            # Auth everywhere (issue 21): one identity per service, least privilege, an ops identity for the CLI.
+            authorization, self.credentials = embedded_authorization(self.var_dir / "nats")
+            self.nats = NatsServer(store_dir=self.var_dir / "nats", log_file=self.var_dir / "logs" / "nats.log",
+                                   authorization=authorization)
             self.nats.start()
             self.nats_backoff = self.backoff_factory()
             self.nats_backoff.started(time.monotonic())
@@ -172,8 +181,19 @@ class Stack:
         env.setdefault("LOG_FORMAT", "json")
         return env
 
+    def ops_settings(self, **overrides: Any) -> RuntimeSettings:
+        """Settings to act as the operator on this stack's NATS (tests, the bootstrap of ``up``)."""
+        if self.credentials:
+            overrides = {"nats_user": OPS, "nats_password": self.credentials[OPS], **overrides}
+        return RuntimeSettings(nats_url=self.nats_url or "", **overrides)
+
     def add_child(self, name: str, replica: int) -> Child:
         env = self.base_env()
+        if self.credentials:
+            user = identity_of_service(name).user
+            env.update({"NATS_USER": user, "NATS_PASSWORD": self.credentials[user]})
+            for inherited in ("NATS_CREDS", "NATS_INBOX_PREFIX"):
+                env.pop(inherited, None)
         port = free_port()
         env["HEALTH_PORT"] = str(port)
         env["INSTANCE_ID"] = f"{name}-{replica}-{os.getpid()}"
@@ -185,7 +205,12 @@ class Stack:
         return child
 
     def wait_ready(self, timeout_s: float, path: str = "/readyz") -> None:
-        """Wait until the gateway answers ``path`` with 200 (``/healthz`` when stages are absent)."""
+        """Wait until the gateway answers ``path`` with 200.
+
+        With ``/healthz`` (no corpus is live, so ``/readyz`` cannot pass) the stages started here must still
+        have announced a live replica: the gateway refuses a turn for a stage with none
+        (``stage_unavailable``), and a stack that says "ready" before that would refuse its first questions.
+        """
         deadline = time.monotonic() + timeout_s
         last = ""
         while time.monotonic() < deadline:
@@ -195,13 +220,21 @@ class Stack:
                     raise StackError(f"{child.label} exited with code {code}; see {child.log_path}")
             try:
                 response = httpx.get(f"{self.url}{path}", timeout=2)
-                if response.status_code == 200:
+                if response.status_code == 200 and (path == "/readyz" or self._stages_present()):
                     return
                 last = response.text
             except httpx.HTTPError as exc:
                 last = str(exc)
             time.sleep(0.2)
         raise StackError(f"stack not ready after {timeout_s}s: {last}")
+
+    def _stages_present(self) -> bool:
+        """Every pipeline stage started by this stack has a live replica in the gateway's ``/readyz`` report."""
+        checks: dict[str, str] = httpx.get(f"{self.url}/readyz", timeout=2).json().get("checks", {})
+        stages = {key: value for key, value in checks.items() if key.startswith("stage:")}
+        started = {f"stage:{child.name}" for child in self.children if child.name != "gateway"}
+        # no stage lines at all: the report stopped earlier (bus or presence unavailable)
+        return bool(stages) and all(not value.startswith("0 ") for key, value in stages.items() if key in started)
 
     def find(self, name: str, replica: int = 0) -> Child:
         for child in self.children:

@@ -29,6 +29,7 @@ class BlockKind(StrEnum):
 class ChunkKind(StrEnum):
     PROSE = "prose"
     BLOCK_DESCRIPTOR = "block_descriptor"
+    TABLE_ROW = "table_row"  # one body row of a table both extractors agreed on, with caption and header paths
 
 
 class Attachment(Frozen):

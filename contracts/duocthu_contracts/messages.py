@@ -181,6 +181,24 @@ class CorpusReleaseResultPayload(Frozen):
     error: str | None = None
 
 
+class IngestJobProgressPayload(Frozen):
+    """How far one ingest job is: advisory (core NATS, not stored), the latest one replaces the earlier."""
+
+    job_id: str
+    release_id: str
+    part_index: int = Field(default=0, ge=0)
+    stage: Literal["parse", "embed", "done", "failed"] = Field(
+        description="parse: pages read, gated and chunked; embed: chunks embedded")
+    done: int = Field(ge=0)
+    total: int | None = Field(default=None, ge=0, description="unknown until the stage knows its size")
+
+
+class IngestJobProgress(Message):
+    SCHEMA: ClassVar[str] = "ingest.job.progress/1"
+    schema_: str = Field(default=SCHEMA, alias="schema")
+    payload: IngestJobProgressPayload
+
+
 class IngestJobRequested(Message):
     SCHEMA: ClassVar[str] = "ingest.job.requested/1"
     schema_: str = Field(default=SCHEMA, alias="schema")
@@ -218,6 +236,7 @@ TURN_MESSAGES: tuple[type[TurnMessage], ...] = (
 )
 CORPUS_MESSAGES: tuple[type[Message], ...] = (
     IngestJobRequested,
+    IngestJobProgress,
     IngestJobResult,
     CorpusBatchEmbedded,
     CorpusReleaseCompleted,

@@ -92,6 +92,7 @@ class IndexStatusReply(Frozen):
     point_count: int | None = None
     query_model: EmbeddingModel | None = None
     rebuild_in_progress: str | None = Field(default=None, description="collection being rebuilt, if any")
+    indexed_at: str | None = Field(default=None, description="when the live release's manifest was written (ISO 8601)")
 
 
 class IndexRebuildRequest(RpcRequest):

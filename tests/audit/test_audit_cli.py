@@ -18,7 +18,7 @@ pytestmark = pytest.mark.e2e
 
 
 def _duocthu(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NATS_URL=stack.nats_url or "")
+    env = dict(os.environ, NATS_URL=stack.nats_url or "", VAR_DIR=str(stack.var_dir))  # ops identity from var
     return subprocess.run([sys.executable, "-m", "duocthu_cli", *args], check=False, env=env, capture_output=True, text=True,
                           timeout=120)
 

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from duocthu_cli.stack import Stack
 from duocthu_contracts.answer import AnswerPlan, CheckOutcome, Claim, Draft, Verdict
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.evidence import Route
@@ -33,14 +34,15 @@ from tests.fixtures.verifier import make_evidence
 pytestmark = pytest.mark.e2e
 
 
-def _reverify(nats_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NATS_URL=nats_url, JUDGE_PROVIDER="none")
+def _reverify(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
+    # the operator identity comes from the stack's var dir
+    env = dict(os.environ, NATS_URL=stack.nats_url or "", VAR_DIR=str(stack.var_dir), JUDGE_PROVIDER="none")
     return subprocess.run([sys.executable, "-m", "duocthu_cli", "audit", "reverify", *args], check=False, env=env,
                           capture_output=True, text=True, timeout=120)
 
 
-async def _publish_real_turns(nats_url: str) -> str:
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="reverify-test")
+async def _publish_real_turns(settings: RuntimeSettings) -> str:
+    bus = Bus(settings, client_name="reverify-test")
     await bus.connect()
     done = asyncio.Event()
     turn = new_turn(TurnUnderstood, TurnUnderstoodPayload(query="Chống chỉ định của metformin?", frame=QueryFrame(
@@ -57,7 +59,7 @@ async def _publish_real_turns(nats_url: str) -> str:
     return turn.turn_id
 
 
-async def _publish_tampered_turn(nats_url: str) -> str:
+async def _publish_tampered_turn(settings: RuntimeSettings) -> str:
     """A draft with a number absent from its evidence, recorded as if the verifier had accepted it."""
     evidence = [make_evidence("amlodipin", "do_on_dinh_va_bao_quan")]
     draft = Draft(claims=[Claim(text="Bảo quản dưới 45 °C.", citations=[1])])
@@ -70,7 +72,7 @@ async def _publish_tampered_turn(nats_url: str) -> str:
     completed = derive(drafted, TurnCompleted, TurnCompletedPayload(
         query=payload.query, decision=Decision.ANSWERABLE, reason=Reason.VERIFIED, completed_by="verifier",
         claims=list(draft.claims), evidence=evidence, verdict=verdict), stage="verifier", started_at=utcnow())
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="tamper")
+    bus = Bus(settings, client_name="tamper")
     await bus.connect()
     # The drafted message goes to a subject no verifier consumes (shadow prefix is captured by its own stream),
     # so record both under the audit stream's subjects without a live consumer picking the draft up.
@@ -82,18 +84,18 @@ async def _publish_tampered_turn(nats_url: str) -> str:
 
 def test_reverify_agrees_with_real_verdicts_and_catches_a_tampered_one(stack_factory: StackFactory) -> None:
     stack = stack_factory(services=("gateway", "retrieval", "generation", "verifier"), ready_path="/healthz")
-    url = stack.nats_url or ""
-    real = asyncio.run(_publish_real_turns(url))
-    clean = _reverify(url, real, "--since", "1h")
+    ops = stack.ops_settings()  # publishing recorded turns as if by the stages takes the operator identity
+    real = asyncio.run(_publish_real_turns(ops))
+    clean = _reverify(stack, real, "--since", "1h")
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "re-verified 1 draft(s)" in clean.stdout and "DISAGREE" not in clean.stdout
 
-    tampered = asyncio.run(_publish_tampered_turn(url))
-    caught = _reverify(url, "--since", "1h")
+    tampered = asyncio.run(_publish_tampered_turn(ops))
+    caught = _reverify(stack, "--since", "1h")
     assert caught.returncode == 1, caught.stdout + caught.stderr
     lines = [line for line in caught.stdout.splitlines() if line.startswith("DISAGREE")]
     assert lines and all(tampered in line for line in lines)
     assert any("verdict: recorded accepted/verified, re-run rejected/ungrounded_number" in line for line in lines)
 
-    missing = _reverify(url, "0" * 32, "--since", "1h")
+    missing = _reverify(stack, "0" * 32, "--since", "1h")
     assert missing.returncode == 1 and "no recorded draft" in missing.stderr

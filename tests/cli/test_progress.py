@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import io
+import re
+from pathlib import Path
 
 import pytest
 
 from duocthu_runtime.progress import JobProgress
+
+
+def _plain(drawn: str) -> str:
+    """The text a terminal keeps once the cursor moves and line erasures are applied."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn)
 
 
 def test_off_a_terminal_only_the_summary_line_is_written() -> None:
@@ -36,4 +43,41 @@ def test_in_a_terminal_the_bar_shows_counts_and_is_replaced_by_the_summary() -> 
         progress.update(5, 20, what="embedding")
         progress.advance(3)
         assert progress.completed == 8 and progress.total == 20
-    assert stream.getvalue().splitlines()[-1].startswith("indexing: 8/20 chunks in ")
+    assert _plain(stream.getvalue()).splitlines()[-1].startswith("indexing: 8/20 chunks in ")
+
+
+def test_a_forced_terminal_draws_the_counts_and_the_eta() -> None:
+    stream = io.StringIO()
+    with JobProgress("embedding", 40, unit="chunks", stream=stream, live=True) as progress:
+        progress.update(17)
+    drawn = stream.getvalue()
+    assert "17/40" in drawn and "ETA" in drawn  # the bar as a terminal shows it
+    assert _plain(drawn).splitlines()[-1].startswith("embedding: 17/40 chunks in ")  # the bar erased
+
+
+def test_a_long_command_off_a_terminal_prints_its_summary_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from duocthu_cli.main import app
+
+    result = CliRunner().invoke(app, ["bench", "ingest", "--monographs", "2", "--repeats", "2",
+                                      "--work", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("bench ingest: 2/2 runs in ")  # no bar drawn into a pipe, one line when done
+    assert "pages/s" in lines[1]
+
+
+def test_a_long_command_in_a_terminal_draws_counts_and_eta(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    # TTY_COMPATIBLE=1 is rich's documented switch for "this output is a terminal"
+    env = {**os.environ, "TTY_COMPATIBLE": "1"}
+    done = subprocess.run([sys.executable, "-m", "duocthu_cli", "bench", "ingest", "--monographs", "2", "--repeats",
+                           "3", "--work", str(tmp_path)], env=env, capture_output=True, text=True, check=False,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "3/3" in done.stdout and "runs" in done.stdout and "ETA" in done.stdout  # the drawn bar
+    assert _plain(done.stdout).splitlines()[-2].startswith("bench ingest: 3/3 runs in ")  # then the summary

@@ -20,6 +20,7 @@ from duocthu_cli.sample_embeddings import (
     sample_inputs,
     seed_embedding_cache,
     shipped_lines,
+    write_shipped,
 )
 from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_providers.embedding.cache import CachingEmbedder, EmbeddingCache, cache_file_name
@@ -107,3 +108,14 @@ def test_merging_skips_malformed_and_known_records(tmp_path) -> None:
     reopened = EmbeddingCache(tmp_path / "c.jsonl")
     assert len(reopened) == 2
     reopened.close()
+
+
+def test_regenerating_the_vectors_reports_progress_and_writes_the_records(
+        inputs: list[str], tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("EMBEDDING_CACHE_DIR", raising=False)
+    monkeypatch.delenv("EMBEDDING_PROVIDER", raising=False)
+    seed_embedding_cache(tmp_path)  # warm: the model is not run, the batches still count
+    some = inputs[:70]  # two batches
+    written = write_shipped(some, tmp_path, out=tmp_path / "out.jsonl.gz", echo=lambda _: None)
+    assert written == len(set(some))
+    assert capsys.readouterr().out.startswith(f"sample embeddings: {len(some)}/{len(some)} chunks in ")

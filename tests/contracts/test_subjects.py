@@ -23,6 +23,7 @@ WIRE = {
     "rag.turn.completed/1": "rag.v1.turn.completed",
     "rag.turn.progress/1": "rag.v1.turn.progress",
     "ingest.job.requested/1": "ingest.v1.job.requested",
+    "ingest.job.progress/1": "ingest.v1.job.progress",
     "ingest.job.result/1": "corpus.v1.job.result",
     "corpus.batch.embedded/1": "corpus.v1.batch.embedded",
     "corpus.release.completed/1": "corpus.v1.release.completed",

@@ -35,8 +35,8 @@ def drug(drug_id: str) -> DrugRef:
     return DrugRef(drug_id=drug_id, drug_name=drug_id.upper())
 
 
-async def _ask(nats_url: str, turns: list[TurnUnderstood]) -> dict[str, TurnCompleted]:
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="chain-test")
+async def _ask(settings: RuntimeSettings, turns: list[TurnUnderstood]) -> dict[str, TurnCompleted]:
+    bus = Bus(settings, client_name="chain-test")
     await bus.connect()
     done: dict[str, TurnCompleted] = {}
     arrived = asyncio.Event()
@@ -67,7 +67,7 @@ def test_section_dose_condition_and_table_turns(stack_factory: StackFactory) -> 
     dose = understood("Liều paracetamol cho người lớn?", QueryFrame(
         turn_type=TurnType.DRUG_ATTRIBUTE, drugs=[drug("paracetamol")], population="Người lớn",
         section_key=SectionKey.LIEU_LUONG_VA_CACH_DUNG))
-    done = asyncio.run(_ask(stack.nats_url or "", [contra, table, condition, dose]))
+    done = asyncio.run(_ask(stack.ops_settings(), [contra, table, condition, dose]))
 
     answer = done[contra.turn_id].payload
     assert (answer.decision, answer.reason) == (Decision.ANSWERABLE, Reason.VERIFIED), answer.detail

@@ -36,8 +36,8 @@ def test_turn_round_trip_with_correlation(stack_factory: StackFactory) -> None:
     assert body.stage_timings, "the completing stage recorded its timing in the envelope"
 
 
-async def _consumer(nats_url: str, durable: str) -> dict[str, int]:
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="inspector")
+async def _consumer(settings: RuntimeSettings, durable: str) -> dict[str, int]:
+    bus = Bus(settings, client_name="inspector")
     await bus.connect()
     info = await bus.js.consumer_info("RAG_AUDIT", durable)
     await bus.stop()
@@ -60,7 +60,7 @@ def test_turn_survives_a_replica_killed_mid_flight(stack_factory: StackFactory) 
     sender.start()
     state: dict[str, int] = {}
     for _ in range(40):
-        state = asyncio.run(_consumer(stack.nats_url or "", UNDERSTANDING_DURABLE))
+        state = asyncio.run(_consumer(stack.ops_settings(), UNDERSTANDING_DURABLE))
         if state["ack_pending"] == 1:
             break
         time.sleep(0.05)
@@ -75,6 +75,6 @@ def test_turn_survives_a_replica_killed_mid_flight(stack_factory: StackFactory) 
     assert response.status_code == 200
     body = response.json()
     assert body["reason"] != "request_budget_exhausted"
-    state = asyncio.run(_consumer(stack.nats_url or "", UNDERSTANDING_DURABLE))
+    state = asyncio.run(_consumer(stack.ops_settings(), UNDERSTANDING_DURABLE))
     # one turn, two deliveries: the frozen-then-killed replica's and the survivor's
     assert state == {"ack_pending": 0, "deliveries": 2}

@@ -27,7 +27,7 @@ from tests.fixtures.gateway import LoneGateway
 
 #: Examples per operation: ~10 operations × this stays within the CI budget.
 MAX_EXAMPLES = 25
-SLOW_WITHOUT_RETRIEVAL = {"/v1/rag/drugs", "/v1/rag/sections", "/v1/rag/section-text"}
+SLOW_WITHOUT_RETRIEVAL = {"/v1/rag/release", "/v1/rag/drugs", "/v1/rag/sections", "/v1/rag/section-text"}
 
 
 def not_a_server_error(ctx: Any, response: Any, case: Any) -> bool:

@@ -40,11 +40,11 @@ def test_fingerprint_is_stable() -> None:
 def test_start_up_skips_when_the_live_release_is_this_pdf_and_ingests_otherwise(
         stack_factory: StackFactory, index_corpus: IndexCorpus, tmp_path: Path) -> None:
     stack = stack_factory()  # seeded with index_corpus, whose source hash plays the sample PDF's
-    url = stack.nats_url or ""
+    ops = stack.ops_settings()
     same = SamplePdf(tmp_path / "same.pdf", index_corpus.source_sha256, None)
-    said = asyncio.run(ensure_indexed(url, same, timeout_s=60))
+    said = asyncio.run(ensure_indexed(ops, same, timeout_s=60))
     assert said.startswith("sample corpus already live (release rel-e2e")
     # A changed PDF is ingested: the job goes to the ingest worker, and a job that fails is reported, not hidden.
     changed = SamplePdf(tmp_path / "missing.pdf", "0" * 64, None)
     with pytest.raises(SampleCorpusError, match="ingest job for the sample corpus failed"):
-        asyncio.run(ensure_indexed(url, changed, timeout_s=120))
+        asyncio.run(ensure_indexed(ops, changed, timeout_s=120))

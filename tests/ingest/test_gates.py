@@ -60,7 +60,9 @@ def test_duplicates_and_descriptor_count(mini_ingest: IngestResult):
     assert value(inputs(mini_ingest, chunks=[*chunks, chunks[0]]), "duplicate_ids") == 1
     assert value(inputs(mini_ingest, chunks=[*chunks, chunks[0]]), "non_unique_source_text") == 1
     no_descriptors = [c for c in chunks if c.chunk_kind is not ChunkKind.BLOCK_DESCRIPTOR]
-    assert value(inputs(mini_ingest, chunks=no_descriptors), "descriptor_count_mismatch") == 2
+    assert value(inputs(mini_ingest, chunks=no_descriptors), "descriptor_count_mismatch") == 1  # the formula's
+    no_rows = [c for c in chunks if c.chunk_kind is not ChunkKind.TABLE_ROW]  # the released table vanished
+    assert value(inputs(mini_ingest, chunks=no_rows), "released_tables_without_rows") == 1
 
 
 def test_quarantine_defects(mini_ingest: IngestResult):

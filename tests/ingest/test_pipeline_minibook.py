@@ -44,16 +44,20 @@ def test_printed_pages_come_from_the_folios_not_the_physical_index(mini_book: Bo
         assert chunk.printed_page_range[0] == chunk.source_page_range[0] + mini_book.folio_offset
 
 
-def test_table_and_formula_are_quarantined_with_descriptors(mini_ingest: IngestResult):
+def test_formula_is_quarantined_and_the_agreed_table_released_as_rows(mini_ingest: IngestResult):
     kinds = sorted((b.kind, b.drug_id) for b in mini_ingest.blocks.values())
     assert kinds == [(BlockKind.FORMULA, "thuoc_mau_hmg_coa"), (BlockKind.TABLE, "gentamicin")]
     prose = " ".join(c.text for c in mini_ingest.chunks if c.chunk_kind is ChunkKind.PROSE)
     assert "creatinin huyết thanh (mg/100 ml)" not in prose  # the fraction never reaches prose
     assert "Khoảng cách giữa các lần" not in prose  # nor the table's cells
     descriptors = [c for c in mini_ingest.chunks if c.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR]
-    assert len(descriptors) == 2 and all(c.attachments and c.has_quarantined_content for c in descriptors)
+    assert len(descriptors) == 1 and all(c.attachments and c.has_quarantined_content for c in descriptors)
+    assert descriptors[0].drug_id == "thuoc_mau_hmg_coa"  # the fraction stays a crop
+    rows = [c for c in mini_ingest.chunks if c.chunk_kind is ChunkKind.TABLE_ROW]  # both extractors agreed (issue 19)
+    assert rows and {c.drug_id for c in rows} == {"gentamicin"}
+    assert all(c.text.startswith("Bảng") and not c.has_quarantined_content and c.source_regions for c in rows)
     flagged = {(c.drug_id, c.section_key) for c in mini_ingest.chunks if c.has_quarantined_content}
-    assert flagged == {("gentamicin", "lieu_luong_va_cach_dung"), ("thuoc_mau_hmg_coa", "lieu_luong_va_cach_dung")}
+    assert flagged == {("thuoc_mau_hmg_coa", "lieu_luong_va_cach_dung")}
 
 
 def test_ledger_names_every_span(mini_ingest: IngestResult):

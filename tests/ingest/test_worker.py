@@ -18,13 +18,20 @@ from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
 from duocthu_contracts import subjects
-from duocthu_contracts.messages import CorpusBatchEmbedded, IngestJobRequestedPayload, IngestJobResult
+from duocthu_contracts.messages import (
+    CorpusBatchEmbedded,
+    IngestJobProgressPayload,
+    IngestJobRequestedPayload,
+    IngestJobResult,
+)
 from duocthu_ingest import build_spec, build_worker, page_count, part_jobs, submit, submit_all
+from duocthu_ingest.application.progress_tally import ProgressTally
 from duocthu_ingest.settings import IngestSettings
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.service import build_app, build_runtime
+from duocthu_runtime.settings import RuntimeSettings
 from tests.index.harness import running_retrieval
 from tests.ingest.minibook import PUA_CHAR, Book, build_book
 
@@ -76,7 +83,6 @@ async def publish_job(nats: NatsServer, payload: IngestJobRequestedPayload) -> N
     from duocthu_contracts.messages import IngestJobRequested
     from duocthu_runtime.bus.connection import Bus
     from duocthu_runtime.bus.envelope import new_message
-    from duocthu_runtime.settings import RuntimeSettings
 
     bus = Bus(RuntimeSettings(nats_url=nats.url), client_name="test-ingest")
     await bus.connect()
@@ -137,7 +143,7 @@ async def test_the_cli_goes_through_the_bus_and_the_release_goes_live(
                                   embedding_cache=False, service_name="retrieval")
     async with running_retrieval(retrieval), worker_running(fresh_nats, index_embedder, tmp_path):
         payload = job(mini_book.path.resolve(), page_range=None)
-        result, release = await submit(fresh_nats.url, payload, 300.0, wait_release=True)
+        result, release = await submit(RuntimeSettings(nats_url=fresh_nats.url), payload, 300.0, wait_release=True)
     assert result.payload.status == "embedded"
     assert release is not None and release.payload.status == "live", release.payload.error if release else None
     assert release.payload.manifest is not None
@@ -155,9 +161,19 @@ async def test_a_book_split_into_page_range_parts_becomes_one_live_release(
                                   embedding_cache=False, service_name="retrieval")
     jobs = part_jobs(mini_book.path, page_count(mini_book.path), "rel-parts", 3, None)
     assert [j.page_range for j in jobs] == [(0, 2), (3, 5), (6, 6)] and {j.part_count for j in jobs} == {3}
+    updates: list[IngestJobProgressPayload] = []
     async with running_retrieval(retrieval), worker_running(fresh_nats, index_embedder, tmp_path):
-        results, release = await submit_all(fresh_nats.url, jobs, 300.0, wait_release=True)
+        results, release = await submit_all(RuntimeSettings(nats_url=fresh_nats.url), jobs, 300.0, True, updates.append)
     assert [r.payload.status for r in results] == ["embedded"] * 3, [r.payload.error for r in results]
+    # the workers' progress reaches the submitter: every part ends with "done" and all its chunks embedded
+    final = {u.part_index: u for u in updates}
+    assert {u.job_id for u in updates} <= {j.job_id for j in jobs}
+    assert sorted(final) == [0, 1, 2] and {u.stage for u in final.values()} == {"done"}
+    assert [(final[i].done, final[i].total) for i in range(len(results))] == [
+        (r.payload.chunk_count, r.payload.chunk_count) for r in results]
+    tally = ProgressTally(len(jobs))
+    view = [tally.add(u) for u in updates][-1]
+    assert (view.unit, view.done, view.total) == ("chunks", len(mini_ingest.chunks), len(mini_ingest.chunks))
     assert sum(r.payload.chunk_count for r in results) == len(mini_ingest.chunks)
     assert release is not None and release.payload.status == "live", release.payload.error if release else None
     assert release.payload.manifest is not None and release.payload.manifest.chunk_count == len(mini_ingest.chunks)

@@ -15,8 +15,8 @@ from duocthu_runtime.settings import RuntimeSettings
 from tests.fixtures.stack import StackFactory
 
 
-async def _audit_count(nats_url: str) -> int:
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name="audit-counter")
+async def _audit_count(settings: RuntimeSettings) -> int:
+    bus = Bus(settings, client_name="audit-counter")
     await bus.connect()
     info = await bus.js.stream_info("RAG_AUDIT")
     await bus.stop()
@@ -45,7 +45,7 @@ def gateway_only(stack_factory: StackFactory) -> Stack:
 )
 def test_invalid_input_is_422_and_nothing_is_published(gateway_only: Stack, body: str, content_type: str,
                                                        field: str | None) -> None:
-    before = asyncio.run(_audit_count(gateway_only.nats_url or ""))
+    before = asyncio.run(_audit_count(gateway_only.ops_settings()))
     response = httpx.post(f"{gateway_only.url}/v1/rag/query", content=body.encode(),
                           headers={"content-type": content_type}, timeout=10)
     assert response.status_code == 422
@@ -55,7 +55,7 @@ def test_invalid_input_is_422_and_nothing_is_published(gateway_only: Stack, body
     assert data["detail"], "the error names the problem"
     if field:
         assert any(field in d["loc"] for d in data["detail"])
-    assert asyncio.run(_audit_count(gateway_only.nats_url or "")) == before
+    assert asyncio.run(_audit_count(gateway_only.ops_settings())) == before
 
 
 def test_a_4000_char_query_is_accepted(gateway_only: Stack) -> None:

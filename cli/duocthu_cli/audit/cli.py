@@ -40,7 +40,7 @@ def _run(nats_url: str | None, var_dir: Path, work: Callable[[Bus], Awaitable[T]
         raise typer.Exit(2)
 
     async def main() -> T:
-        settings = ops_settings(url)
+        settings = ops_settings(url, var_dir)
         bus = Bus(settings, client_name="duocthu-audit")
         try:
             await bus.broker.connect()

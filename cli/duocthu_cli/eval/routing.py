@@ -19,6 +19,7 @@ from duocthu_cli.sample_index import SampleIndex
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.sections import SectionKey
 from duocthu_retrieval import ScoredChunk
+from duocthu_runtime.progress import JobProgress
 from duocthu_text.vietnamese import fold
 from duocthu_understanding import DrugMatcher, understand
 
@@ -73,15 +74,9 @@ async def evaluate(built: SampleIndex, questions: Sequence[RoutingQuestion]) -> 
     catalog = built.result.catalog
     matcher = DrugMatcher(catalog)
     ranks: dict[str, dict[str, list[int | None]]] = {m: {"generated": [], "hand-written": []} for m in METHODS}
-    for q in questions:
-        vector = built.embedder.embed_query(q.text)
-        sparse = built.sparse.encode_query(q.text)
-        ranks["dense"][q.kind].append(rank(await built.index.dense_search(vector, limit=5), q))
-        ranks["sparse"][q.kind].append(rank(await built.index.sparse_search(sparse, limit=5), q))
-        ranks["hybrid"][q.kind].append(rank(await built.index.hybrid_search(vector, sparse, limit=5), q))
-        frame = understand(q.text, catalog, matcher).frame
-        right = [d.drug_id for d in frame.drugs][:1] == [q.drug_id] and frame.section_key is q.section_key
-        ranks["router"][q.kind].append(1 if right else None)
+    with JobProgress("eval routing", len(questions), unit="questions") as progress:
+        for q in progress.track(questions):
+            await _rank_one(built, catalog, matcher, q, ranks)
     report: dict[str, dict[str, dict[str, float]]] = {}
     for method, by_kind in ranks.items():
         report[method] = {}
@@ -90,3 +85,16 @@ async def evaluate(built: SampleIndex, questions: Sequence[RoutingQuestion]) -> 
             report[method][kind] = {f"hit@{k}": sum(1 for r in values if r is not None and r <= k) / n
                                     for k in (1, 3, 5)} | {"n": float(len(values))}
     return report
+
+
+async def _rank_one(built: SampleIndex, catalog: DrugCatalog, matcher: DrugMatcher, q: RoutingQuestion,
+                    ranks: dict[str, dict[str, list[int | None]]]) -> None:
+    """Where each search method and the router put one question's right section."""
+    vector = built.embedder.embed_query(q.text)
+    sparse = built.sparse.encode_query(q.text)
+    ranks["dense"][q.kind].append(rank(await built.index.dense_search(vector, limit=5), q))
+    ranks["sparse"][q.kind].append(rank(await built.index.sparse_search(sparse, limit=5), q))
+    ranks["hybrid"][q.kind].append(rank(await built.index.hybrid_search(vector, sparse, limit=5), q))
+    frame = understand(q.text, catalog, matcher).frame
+    right = [d.drug_id for d in frame.drugs][:1] == [q.drug_id] and frame.section_key is q.section_key
+    ranks["router"][q.kind].append(1 if right else None)

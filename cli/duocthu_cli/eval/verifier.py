@@ -40,6 +40,7 @@ from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers import TurnBudget
 from duocthu_providers.llm.openai_compat import OpenAICompatibleProvider
 from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime.progress import JobProgress
 from duocthu_verifier import EntailmentJudge, judge_over, subject_of, term_context, verify
 
 PARAPHRASES = Path(__file__).parent / "data" / "verifier_paraphrases.yaml"
@@ -152,9 +153,10 @@ async def _run() -> VerifierReport:
     rows = {family: FamilyRow() for family in FAMILIES}
     failures: list[str] = []
     refuse = frozenset(a.claim.text for a in built)
-    with judge_server(frozenset()) as lying, judge_server(refuse) as honest:
+    with judge_server(frozenset()) as lying, judge_server(refuse) as honest, \
+            JobProgress("eval verifier", len(built) + len(paraphrases), unit="claims") as progress:
         yes, good = judge_at(lying), judge_at(honest)
-        for attack in built:
+        for attack in progress.track(built):
             row = rows[attack.family]
             row.built += 1
             with_lying = await _verdict(attack.claim, attack.evidence, yes)
@@ -166,7 +168,7 @@ async def _run() -> VerifierReport:
             if with_lying.accepted:
                 failures.append(f"accepted {attack.family} {attack.drug_id}: {attack.claim.text[:100]}")
         reached = accepted = 0
-        for item in paraphrases:
+        for item in progress.track(paraphrases):
             before = lying.calls
             verdict = await _verdict(item.claim, item.evidence, yes)
             if lying.calls > before and verdict.accepted:

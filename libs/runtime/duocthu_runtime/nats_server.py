@@ -20,6 +20,7 @@ from pathlib import Path
 from duocthu_runtime import child_process
 from duocthu_runtime.child_process import die_with_parent
 from duocthu_runtime.errors import NatsServerError
+from duocthu_runtime.private_files import write_private
 
 
 def find_binary() -> str:
@@ -111,6 +112,8 @@ class NatsServer:
     http_port: int = 0
     max_payload_mb: int = 8
     log_file: Path | None = None
+    #: an ``authorization`` block (:func:`duocthu_runtime.access.server_config.authorization_block`); none: open
+    authorization: str = ""
     extra_config: str = ""
     _process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
@@ -143,6 +146,7 @@ class NatsServer:
             f"http: 127.0.0.1:{self.http_port}\n"
             f"max_payload: {self.max_payload_mb}MB\n"
             f'jetstream {{\n  store_dir: "{store}"\n}}\n'
+            f"{self.authorization}"
             f"{self.extra_config}"
         )
 
@@ -151,7 +155,7 @@ class NatsServer:
         self.http_port = self.http_port or free_port()
         self.store_dir.mkdir(parents=True, exist_ok=True)
         config = self.store_dir / "nats-server.conf"
-        config.write_text(self.config_text(), encoding="utf-8")
+        write_private(config, self.config_text())  # it may hold the identities' passwords
         if self.log_file:
             self.log_file.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL  # noqa: SIM115

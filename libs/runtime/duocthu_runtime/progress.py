@@ -39,7 +39,8 @@ class JobProgress:
         self.total = total
         self.completed = 0
         self._stream = stream or sys.stdout
-        self._console = Console(file=self._stream)
+        # ``live`` forces the terminal's behaviour either way (a test's force_terminal; --no-progress)
+        self._console = Console(file=self._stream, force_terminal=live)
         self.live = self._console.is_terminal if live is None else live
         self._bar: Progress | None = None
         self._task: TaskID | None = None
@@ -49,20 +50,24 @@ class JobProgress:
         self._started = time.monotonic()
         if self.live:
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn(self.unit), TimeElapsedColumn(), TextColumn("ETA"),
+                                 TextColumn("{task.fields[unit]}"), TimeElapsedColumn(), TextColumn("ETA"),
                                  TimeRemainingColumn(), console=self._console, transient=True)
             self._bar.start()
-            self._task = self._bar.add_task(self.label, total=self.total)
+            self._task = self._bar.add_task(self.label, total=self.total, unit=self.unit)
         return self
 
-    def update(self, completed: int, total: int | None = None, *, what: str | None = None) -> None:
-        """Set the count done so far (and the total once it is known)."""
+    def update(self, completed: int, total: int | None = None, *, what: str | None = None,
+               unit: str | None = None) -> None:
+        """Set the count done so far (and the total once it is known; ``unit`` when a job moves to another kind)."""
         self.completed = completed
         if total is not None:
             self.total = total
+        if unit is not None:
+            self.unit = unit
         if self._bar is not None and self._task is not None:
             description = f"{self.label} ({what})" if what else self.label
-            self._bar.update(self._task, completed=completed, total=self.total, description=description)
+            self._bar.update(self._task, completed=completed, total=self.total, description=description,
+                             unit=self.unit)
 
     def advance(self, amount: int = 1) -> None:
         self.update(self.completed + amount)

@@ -15,6 +15,11 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+def inbox_prefix_for(user: str) -> str:
+    """Where replies to ``user`` arrive: its own prefix, so another identity may not subscribe to them."""
+    return f"_INBOX_{user}"
+
+
 def _default_instance_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
@@ -26,6 +31,9 @@ class RuntimeSettings(BaseSettings):
     nats_user: str | None = None
     nats_password: str | None = None
     nats_creds: str | None = Field(default=None, description="path to a NATS .creds file")
+    nats_inbox_prefix: str | None = Field(default=None, description=(
+        "reply subject prefix; default _INBOX_<NATS_USER> with a user (the permission table allows each "
+        "identity its own inbox only), else _INBOX"))
 
     service_name: str = "duocthu"
     instance_id: str = Field(default_factory=_default_instance_id)
@@ -48,3 +56,9 @@ class RuntimeSettings(BaseSettings):
     audit_max_bytes: int = Field(default=2 * 1024**3, gt=0)
     shadow_max_age_s: float = Field(default=7 * 24 * 3600.0, gt=0)
     corpus_max_bytes: int = Field(default=8 * 1024**3, gt=0)
+
+    @property
+    def inbox_prefix(self) -> str:
+        if self.nats_inbox_prefix:
+            return self.nats_inbox_prefix
+        return inbox_prefix_for(self.nats_user) if self.nats_user else "_INBOX"

@@ -8,7 +8,9 @@ environment: an explicit ``NATS_URL`` (or ``--nats-url``) still wins, and
 without either a command fails with a clear message instead of dialling a
 default port where another NATS (or none) may listen.  Credentials (the ops
 identity) come from ``NATS_USER``/``NATS_PASSWORD`` or ``NATS_CREDS`` through
-:class:`~duocthu_runtime.settings.RuntimeSettings`.
+:class:`~duocthu_runtime.settings.RuntimeSettings` when set, else from the
+passwords ``duocthu up`` generated into ``<var dir>/nats/credentials.json``
+(its NATS refuses a client without an identity).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import socket
 from pathlib import Path
 from urllib.parse import urlparse
 
+from duocthu_runtime.access.credentials import load_credentials
+from duocthu_runtime.access.table import OPS
 from duocthu_runtime.nats_server import discover_running
 from duocthu_runtime.settings import RuntimeSettings
 
@@ -43,6 +47,16 @@ def stack_nats_url(var_dir: Path, nats_url: str | None = None) -> str | None:
     return discover_running(var_dir / "nats")
 
 
-def ops_settings(nats_url: str) -> RuntimeSettings:
-    """Runtime settings for a command acting as the operator on ``nats_url`` (credentials from the environment)."""
-    return RuntimeSettings(nats_url=nats_url)
+def ops_settings(nats_url: str, var_dir: Path | None = None) -> RuntimeSettings:
+    """Runtime settings for a command acting as the operator on ``nats_url``.
+
+    Credentials from the environment win; otherwise the ``ops`` identity of
+    the stack on ``var_dir``, when ``duocthu up`` generated one there.
+    """
+    settings = RuntimeSettings(nats_url=nats_url)
+    if settings.nats_user or settings.nats_creds or var_dir is None:
+        return settings
+    passwords = load_credentials(var_dir / "nats")
+    if not passwords or OPS not in passwords:
+        return settings
+    return settings.model_copy(update={"nats_user": OPS, "nats_password": passwords[OPS]})

@@ -17,6 +17,7 @@ from fastapi import FastAPI
 
 from duocthu_gateway.adapters.correlator import TurnCorrelator
 from duocthu_gateway.adapters.crops import CropRenderer
+from duocthu_gateway.adapters.ingest_jobs import IngestJobBoard
 from duocthu_gateway.adapters.monographs import MonographClient
 from duocthu_gateway.adapters.ratelimit import RateLimiter
 from duocthu_gateway.adapters.readiness import BusReadiness
@@ -24,7 +25,7 @@ from duocthu_gateway.adapters.store import Store, database_url
 from duocthu_gateway.application.asking import Asking
 from duocthu_gateway.application.conversations import Conversations
 from duocthu_gateway.domain.clients import parse_networks
-from duocthu_gateway.entrypoints import admin, browse, conversations, health, query, web
+from duocthu_gateway.entrypoints import admin, browse, conversations, health, query, release, web
 from duocthu_gateway.entrypoints.deps import Gateway
 from duocthu_gateway.entrypoints.errors import install_error_handlers, publish_error_codes
 from duocthu_gateway.entrypoints.limits import BodyLimits
@@ -47,6 +48,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     store = open_store(settings)
     turns = TurnCorrelator(bus, settings.instance_id)
     readiness = BusReadiness(bus, settings.required_stages)
+    ingest_jobs = IngestJobBoard(bus)
     chats = Conversations(store, settings.history_turns)
     gateway = Gateway(
         settings=settings,
@@ -56,13 +58,14 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         monographs=MonographClient(bus),
         crops=CropRenderer(settings.source_pdf or Path(settings.var_dir) / "sample-formulary.pdf",
                            Path(settings.var_dir) / "crops"),
-        jobs=bus, readiness=readiness, trusted_proxies=parse_networks(settings.trusted_proxies),
+        jobs=bus, readiness=readiness, ingest_jobs=ingest_jobs, trusted_proxies=parse_networks(settings.trusted_proxies),
     )
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await bus.connect()
         await turns.start()
+        await ingest_jobs.start()
         try:
             await store.create()
         except StoreUnavailable:  # fail open: answers still flow, history and traces are counted as lost
@@ -72,6 +75,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
             yield
         finally:
             await turns.stop()
+            await ingest_jobs.stop()
             with contextlib.suppress(StoreUnavailable):
                 await store.close()
             with contextlib.suppress(TimeoutError):
@@ -81,7 +85,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.gateway = gateway
     install_error_handlers(app)
     app.add_middleware(BodyLimits, timeout_s=settings.body_timeout_s, max_bytes=settings.max_body_bytes)
-    for router in (query.router, conversations.router, browse.router, admin.router, web.router, health.router):
+    for router in (query.router, conversations.router, browse.router, release.router, admin.router, web.router,
+                   health.router):
         app.include_router(router)
     publish_error_codes(app)
     return app

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.envelope import Message
-from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
-from duocthu_contracts.rpc import DrugListReply, SectionListReply, SectionTextReply
+from duocthu_contracts.messages import IngestJobProgressPayload, TurnCompleted, TurnProgress, TurnRequested
+from duocthu_contracts.rpc import DrugListReply, IndexStatusReply, SectionListReply, SectionTextReply
 from duocthu_contracts.sections import SectionKey
 from duocthu_gateway.domain.conversation import ConversationState, StoredTurn, TurnRecord
 
@@ -83,6 +84,14 @@ class Monographs(Protocol):
     async def sections(self, drug_id: str) -> SectionListReply: ...
 
     async def section_text(self, drug_id: str, section_key: SectionKey) -> SectionTextReply: ...
+
+    async def index_status(self) -> IndexStatusReply: ...
+
+
+class IngestJobs(Protocol):
+    """The latest progress of recent ingest jobs (what the admin view shows)."""
+
+    def recent(self) -> list[tuple[IngestJobProgressPayload, datetime]]: ...
 
 
 class Crops(Protocol):

@@ -4,6 +4,13 @@ model when ``ANSWER_PROVIDER`` names one).
 The public face: what the ``duocthu`` command and the benchmarks may use.
 """
 
+from duocthu_generation.domain.bands import cell_band
+from duocthu_generation.domain.bands import parse as parse_label
 from duocthu_generation.main import build_handler, build_spec
 
-__all__ = ["build_handler", "build_spec"]
+__all__ = [
+    "build_handler",
+    "build_spec",
+    "cell_band",
+    "parse_label",
+]

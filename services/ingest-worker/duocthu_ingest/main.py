@@ -59,7 +59,8 @@ def build_spec(settings: IngestSettings | None = None, worker: IngestWorker | No
     job_worker = worker or build_worker(config)
 
     def register(stage: Stage) -> None:
-        stage.consumes(IngestJobRequested, make_handler(job_worker), ack_wait_s=config.ingest_ack_wait_s,
+        stage.consumes(IngestJobRequested, make_handler(job_worker, stage.bus.publish_fire_and_forget),
+                       ack_wait_s=config.ingest_ack_wait_s,
                        fetch_batch=1)
 
     return ServiceSpec(name=NAME, settings=config, register=register)

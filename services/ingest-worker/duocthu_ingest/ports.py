@@ -16,6 +16,7 @@ import numpy as np
 
 from duocthu_ingest.domain.model import BBox, PageContent
 from duocthu_ingest.domain.repair import Transcriptions
+from duocthu_ingest.domain.tables import RawCell, Word
 
 
 class SourcePages(Protocol):
@@ -39,6 +40,14 @@ class SourcePages(Protocol):
 
     def ink(self, number: int, dpi: int, masks: Sequence[BBox]) -> tuple[np.ndarray, float]:
         """A page's ink bitmap with every ``masks`` box painted out, and the pixels per point."""
+        ...
+
+    def words(self, number: int) -> list[Word]:
+        """The page's words with their boxes (the ruled-grid table extractor places them in cells)."""
+        ...
+
+    def table_cells(self, number: int, clip: BBox) -> list[RawCell] | str:
+        """The table inside ``clip`` read by the library's table finder (the first extractor), or why not."""
         ...
 
     def close(self) -> None: ...

@@ -10,6 +10,7 @@ may use.  Everything else is internal: ``domain/`` (pure rules),
 from duocthu_retrieval.application.indexing import Indexer
 from duocthu_retrieval.application.operations import next_completion, wait_for_status
 from duocthu_retrieval.application.query import Retriever, RouteResult
+from duocthu_retrieval.domain.evidence_policy import answered_by_rows, decide
 from duocthu_retrieval.domain.routing import plan_route
 from duocthu_retrieval.domain.search import ScoredChunk, SearchFilter
 from duocthu_retrieval.entrypoints.bus import turn_handler
@@ -31,7 +32,9 @@ __all__ = [
     "ScoredChunk",
     "SearchFilter",
     "VectorIndex",
+    "answered_by_rows",
     "build_spec",
+    "decide",
     "index_cli",
     "next_completion",
     "open_index",

@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 from faststream.exceptions import IncorrectState
-from faststream.nats import NatsBroker
+from faststream.nats import NatsBroker, NatsCredentials, NatsUserPassword
+from faststream.security import BaseSecurity
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.errors import Error as NatsError
@@ -56,21 +57,16 @@ _DELIVER: dict[Since, DeliverPolicy] = {"last": DeliverPolicy.LAST, "new": Deliv
 class Bus:
     def __init__(self, settings: RuntimeSettings, *, client_name: str) -> None:
         self.settings = settings
-        kwargs: dict[str, object] = {}
-        if settings.nats_creds:
-            kwargs["user_credentials"] = settings.nats_creds
-        if settings.nats_user:
-            kwargs["user"] = settings.nats_user
-            kwargs["password"] = settings.nats_password or ""
         self.broker = NatsBroker(
             servers=[u.strip() for u in settings.nats_url.split(",") if u.strip()],
             name=client_name,
             max_reconnect_attempts=-1,
             reconnect_time_wait=1,
             connect_timeout=5,
+            inbox_prefix=settings.inbox_prefix,  # replies to this identity: only it may subscribe there
             logger=None,
             reconnected_cb=self._on_reconnected,
-            **kwargs,  # type: ignore[arg-type]
+            security=_security(settings),
         )
         self._presence: KeyValue | None = None
         self._reconnect_hooks: list[Callable[[], Awaitable[None]]] = []
@@ -232,6 +228,15 @@ class Bus:
             if body.get("ready"):
                 counts[body["stage"]] = counts.get(body["stage"], 0) + 1
         return counts
+
+
+def _security(settings: RuntimeSettings) -> BaseSecurity | None:
+    """The identity this process connects as (NATS_USER/NATS_PASSWORD, or a NATS_CREDS file); None: anonymous."""
+    if settings.nats_creds:
+        return NatsCredentials(settings.nats_creds)
+    if settings.nats_user:
+        return NatsUserPassword(settings.nats_user, settings.nats_password or "")
+    return None
 
 
 def _key_token(value: str) -> str:

@@ -42,7 +42,7 @@ from duocthu_contracts.envelope import Lane, Message, TurnMessage
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derive, utcnow
-from duocthu_runtime.bus.subjects import stream_for, subject_for_type
+from duocthu_runtime.bus.subjects import durable_name, stream_for, subject_for_type
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability import metrics
@@ -120,9 +120,7 @@ class Stage:
         self.handled = 0
 
     def durable_name(self, cls: type[Message], lane: Lane) -> str:
-        short = cls.SCHEMA.split("/")[0].replace(".", "_")
-        suffix = "_shadow" if lane is Lane.SHADOW else ""
-        return f"{self.name}__{short}{suffix}"
+        return durable_name(self.name, cls, lane)
 
     def consumes(
         self,
@@ -154,6 +152,7 @@ class Stage:
                 pull_sub=PullSub(batch_size=fetch_batch or settings.bus_fetch_batch,
                                  timeout=settings.bus_fetch_timeout_s),
                 ack_policy=AckPolicy.MANUAL,
+                inbox_prefix=f"{settings.inbox_prefix}.".encode(),  # fetched messages arrive in our own inbox
                 title=f"{self.name}:{subject}",
             )
             subscriber(self._wrap(cls, handler, config.ack_wait or settings.bus_ack_wait_s))

@@ -7,12 +7,16 @@ no-op update.
 
 from __future__ import annotations
 
+from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
 from duocthu_contracts import subjects as s
+from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.settings import RuntimeSettings
+
+log = get_logger(__name__)
 
 
 def _stream(settings: RuntimeSettings, name: str, subjects: tuple[str, ...], retention: RetentionPolicy,
@@ -50,11 +54,33 @@ def stream_configs(settings: RuntimeSettings) -> list[StreamConfig]:
     ]
 
 
+def _declared(config: StreamConfig) -> tuple[object, ...]:
+    """The fields :func:`stream_configs` sets, normalised as the server reports them (no limit: 0 / -1)."""
+    return (
+        tuple(config.subjects or ()), config.retention, config.discard, config.storage,
+        float(config.max_age or 0), config.max_bytes if config.max_bytes not in (None, 0) else -1,
+        config.num_replicas or 1, float(config.duplicate_window or 0), config.description or "",
+    )
+
+
 async def ensure_streams(js: JetStreamContext, settings: RuntimeSettings) -> None:
+    """Create missing streams; update one only when its declared fields changed.
+
+    A service identity may create a stream but not update one (least
+    privilege: a stage could otherwise shrink the audit stream's limits and
+    erase it), so an unchanged stream is left alone, and a changed one is
+    updated by whoever may (the operator identity: ``duocthu up``'s start-up,
+    any CLI command); a service that may not logs it and carries on.
+    """
     for config in stream_configs(settings):
         try:
-            await js.stream_info(config.name or "")
+            info = await js.stream_info(config.name or "")
         except NotFoundError:
             await js.add_stream(config)
-        else:
+            continue
+        if _declared(info.config) == _declared(config):
+            continue
+        try:
             await js.update_stream(config)
+        except (NatsError, TimeoutError) as exc:
+            log.warning("stream_update_not_applied", stream=config.name, error=f"{type(exc).__name__}: {exc}")

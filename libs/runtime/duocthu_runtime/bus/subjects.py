@@ -29,6 +29,18 @@ def addressed_subject(cls: type[Message], origin: str, lane: Lane = Lane.LIVE) -
     return lane_subject(f"{cls.SUBJECT}.{origin_token(origin)}", lane)
 
 
+def durable_name(stage: str, cls: type[Message], lane: Lane = Lane.LIVE) -> str:
+    """The durable consumer ``stage`` reads ``cls`` with (one per lane, shared by the stage's replicas).
+
+    A pure function of the stage and the message type, because the NATS
+    permission table (:mod:`duocthu_runtime.access`) must name each stage's
+    consumers exactly: a stage may read its own consumers only.
+    """
+    short = cls.SCHEMA.split("/")[0].replace(".", "_")
+    suffix = "_shadow" if lane is Lane.SHADOW else ""
+    return f"{stage}__{short}{suffix}"
+
+
 def origin_token(origin: str) -> str:
     """An origin as a single subject token (NATS tokens cannot hold '.', '*', '>' or spaces)."""
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in origin)

@@ -13,6 +13,8 @@ from pydantic import BaseModel
 from duocthu_contracts.rpc import (
     DrugListReply,
     DrugListRequest,
+    IndexStatusReply,
+    IndexStatusRequest,
     RpcRequest,
     SectionListReply,
     SectionListRequest,
@@ -41,6 +43,9 @@ class MonographClient:
 
     async def section_text(self, drug_id: str, section_key: SectionKey) -> SectionTextReply:
         return await self._ask(SectionTextRequest(drug_id=drug_id, section_key=section_key), SectionTextReply)
+
+    async def index_status(self) -> IndexStatusReply:
+        return await self._ask(IndexStatusRequest(), IndexStatusReply)
 
     async def _ask(self, request: RpcRequest, reply: type[R]) -> R:
         try:

@@ -52,3 +52,29 @@ async def trigger_ingest(body: IngestTrigger, request: Request, gateway: Gateway
                                         transcriptions_uri=body.transcriptions_uri)
     await gateway.jobs.publish(new_message(IngestJobRequested, payload, correlation_id=f"admin:{release_id}"))
     return JSONResponse({"accepted": True, "job_id": job_id, "release_id": release_id}, status_code=202)
+
+
+class IngestJobState(BaseModel):
+    job_id: str
+    release_id: str
+    part_index: int
+    stage: str = Field(description="parse (pages), embed (chunks), done or failed")
+    done: int
+    total: int | None = None
+    updated_at: str = Field(description="when this replica received the update (ISO 8601)")
+
+
+class IngestJobList(BaseModel):
+    jobs: list[IngestJobState] = Field(description="recent ingest job parts, newest update first")
+
+
+@router.get("/v1/admin/ingest/jobs", response_model=IngestJobList,
+            responses={401: {"description": "no bearer token"}, 403: {"description": "wrong token or disabled"}})
+async def ingest_jobs(request: Request, gateway: GatewayDep,
+                      authorization: Annotated[str | None, Header()] = None) -> JSONResponse:
+    """How far recent ingest jobs are (the workers' progress events, as this replica received them)."""
+    if (denied := authorize(request, gateway.settings.admin_token, authorization)) is not None:
+        return denied
+    jobs = [IngestJobState(**update.model_dump(), updated_at=at.isoformat())
+            for update, at in gateway.ingest_jobs.recent()]
+    return JSONResponse(IngestJobList(jobs=jobs).model_dump(mode="json"), headers={"Cache-Control": "no-store"})

@@ -10,7 +10,7 @@ from fastapi import Depends, Request
 from duocthu_gateway.application.asking import Asking
 from duocthu_gateway.application.conversations import Conversations
 from duocthu_gateway.domain.clients import Network
-from duocthu_gateway.ports import Crops, Monographs, Publisher, RateLimit, Readiness, TurnExchange
+from duocthu_gateway.ports import Crops, IngestJobs, Monographs, Publisher, RateLimit, Readiness, TurnExchange
 from duocthu_gateway.settings import GatewaySettings
 
 
@@ -25,6 +25,7 @@ class Gateway:
     crops: Crops
     jobs: Publisher
     readiness: Readiness
+    ingest_jobs: IngestJobs
     trusted_proxies: tuple[Network, ...] = ()
 
 

@@ -51,6 +51,47 @@ function chip(citations, index) {
   return el("button", {class: "chip", type: "button", onclick: () => c && openEvidence(c)}, `[${index}]`);
 }
 
+// A released table row (issue 19) reads "Bảng 1. … — header path: cell; header path: cell; …".
+const TABLE_ROW = /^(Bảng\s+\d+\b.*?) — (.*)$/s;
+
+function tableRow(text) {
+  const m = TABLE_ROW.exec(text);
+  if (!m) return null;
+  const cells = m[2].split("; ").map((pair) => {
+    const at = pair.indexOf(": ");
+    return at < 0 ? ["", pair] : [pair.slice(0, at), pair.slice(at + 2)];
+  });
+  return {caption: m[1], cells};
+}
+
+// Verified table rows the answer cites, as an HTML table per caption; the rows the claims quote are highlighted.
+function renderTables(body, out) {
+  const quoted = new Set(body.claims.flatMap((c) => c.citations));
+  const tables = new Map();
+  for (const c of body.citations) {
+    const row = tableRow(c.text);
+    if (!row) continue;
+    if (!tables.has(row.caption)) tables.set(row.caption, {rows: [], crops: []});
+    const t = tables.get(row.caption);
+    t.rows.push({row, matched: quoted.has(c.index), index: c.index});
+    for (const region of c.regions) if (region.crop_url && !t.crops.includes(region.crop_url)) t.crops.push(region.crop_url);
+  }
+  for (const [caption, t] of tables) {
+    const heads = t.rows[0].row.cells.map(([label]) => el("th", {}, label));
+    const table = el("table", {class: "verified-table"}, el("caption", {}, caption), el("thead", {}, el("tr", {}, ...heads)));
+    const tbody = el("tbody");
+    for (const r of t.rows) {
+      const tr = el("tr", {class: r.matched ? "matched" : ""}, ...r.row.cells.map(([, value]) => el("td", {}, value)));
+      tr.lastChild.append(chip(body.citations, r.index));
+      tbody.append(tr);
+    }
+    table.append(tbody);
+    const box = el("div", {class: "table-with-crop"}, table);
+    for (const url of t.crops) box.append(el("img", {src: url, alt: "Ảnh bảng trên trang gốc"}));
+    out.append(box);
+  }
+}
+
 function renderAnswer(body) {
   const out = $("result");
   out.replaceChildren();
@@ -74,6 +115,7 @@ function renderAnswer(body) {
       }
       out.append(box);
     }
+    renderTables(body, out);
     // a table beside the text answered: shown as a crop of the page to check by eye (once per answer)
     const crops = body.citations.flatMap((c) => c.attachments.map((a) => [a, c.index]));
     if (crops.length) {
@@ -202,6 +244,45 @@ async function openMonograph(drugId) {
   await loadSections(drugId);
 }
 
+// the release that answers now (asked of retrieval each time, so a new release shows without a reload)
+async function loadRelease() {
+  const r = await fetch("/v1/rag/release");
+  if (!r.ok) { $("release").textContent = "Chưa có bản phát hành nào đang phục vụ"; return; }
+  const body = await r.json();
+  const built = body.built_at ? new Date(body.built_at).toLocaleString("vi-VN") : "không rõ";
+  $("release").textContent = `Bản phát hành ${body.release_id} · ${body.drug_count} thuốc · dựng lúc ${built}`;
+}
+
+const STAGES = {parse: "đọc trang", embed: "nhúng đoạn", done: "xong", failed: "thất bại"};
+let adminTimer = null;
+
+// admins only: the token stays in this tab (sessionStorage) and goes only to /v1/admin/*
+async function loadIngestJobs() {
+  const token = sessionStorage.getItem("duocthu.admin") || "";
+  if (!token) return;
+  const r = await fetch("/v1/admin/ingest/jobs", {headers: {Authorization: `Bearer ${token}`}});
+  if (!r.ok) {
+    $("admin-status").textContent = await errorText(r);
+    clearInterval(adminTimer); adminTimer = null; return;
+  }
+  const {jobs} = await r.json();
+  $("admin-status").textContent = jobs.length ? "" : "Không có công việc nạp nào gần đây.";
+  $("ingest-jobs").hidden = !jobs.length;
+  $("ingest-jobs").querySelector("tbody").replaceChildren(...jobs.map((job) => {
+    const bar = el("progress", job.total ? {max: String(job.total), value: String(job.done)} : {});
+    const count = job.total ? `${job.done}/${job.total}` : String(job.done);
+    return el("tr", {}, el("td", {}, job.release_id), el("td", {}, String(job.part_index)),
+              el("td", {}, STAGES[job.stage] || job.stage), el("td", {}, bar, " ", count),
+              el("td", {}, new Date(job.updated_at).toLocaleTimeString("vi-VN")));
+  }));
+  if (jobs.some((job) => job.stage === "done")) loadRelease();
+}
+
+function watchIngest() {
+  loadIngestJobs();
+  if (!adminTimer) adminTimer = setInterval(loadIngestJobs, 2000);
+}
+
 function setMode(mode) {
   $("answer-mode").hidden = mode !== "answer";
   $("monograph-mode").hidden = mode !== "monograph";
@@ -227,5 +308,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   if (d.ok) $("disclaimer").textContent = (await d.json()).disclaimer;
   const r = await fetch("/v1/rag/reasons");
   if (r.ok) reasons = await r.json();
+  $("admin-form").addEventListener("submit", (e) => {
+    e.preventDefault(); sessionStorage.setItem("duocthu.admin", $("admin-token").value); watchIngest();
+  });
+  if (sessionStorage.getItem("duocthu.admin")) watchIngest();
+  loadRelease();
   loadHistory();
 });

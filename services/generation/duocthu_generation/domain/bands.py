@@ -35,6 +35,8 @@ _RANGE_SEP = r"\s*(?:den|-|–|—)\s*"
 ADULT_FROM_YEARS = 18.0
 #: Age in years from which "người cao tuổi" applies.
 ELDERLY_FROM_YEARS = 65.0
+#: Clearance (ml/min) below which renal function counts as impaired (as ``facts_of`` reads a value).
+IMPAIRED_BELOW = 60.0
 #: A newborn ("trẻ sơ sinh") is under one month old.
 NEONATE_UNTIL_YEARS = 1 / 12
 
@@ -185,13 +187,37 @@ def parse(label: str) -> LabelBands:
         breastfeeding=bool(re.search(r"cho con bu", text)), groups=frozenset(groups))
 
 
+_CELL_BAND = re.compile(rf"^(?:(>|<|≥|≤|tren|duoi|tu)\s*{_NUM}|{_NUM}{_RANGE_SEP}{_NUM})$")
+
+
+def cell_band(cell: str) -> Range | None:
+    """The band a table's key cell prints ("45 – 59", "< 30", "≥ 90", "trên 20", "dưới 10"), or None.
+
+    A released table row (issue 19) is keyed on its first cell; a row is selected
+    for a patient when this band contains the value the question gave.
+    """
+    m = _CELL_BAND.match(fold(cell).strip())
+    if m is None:
+        return None
+    if m.group(3) is not None:
+        return Range(_num(m.group(3)), _num(m.group(4)), high_inclusive=True)
+    op, value = m.group(1), _num(m.group(2))
+    if op in (">", "tren"):
+        return Range(value, low_inclusive=False)
+    if op in ("≥", "tu"):
+        return Range(value)
+    if op in ("<", "duoi"):
+        return Range(0.0, value)
+    return Range(0.0, value, high_inclusive=True)
+
+
 def facts_of(frame: QueryFrame) -> Facts:
     """The patient facts of a frame: its own fields first, then its patient context."""
     ctx = frame.patient_context
     crcl = ctx.crcl_ml_min if ctx.crcl_ml_min is not None else ctx.egfr
     renal: bool | None = True if ctx.ckd else None
     if crcl is not None:
-        renal = True if crcl < 60 else renal
+        renal = True if crcl < IMPAIRED_BELOW else renal
     groups: set[str] = set()
     hepatic = ctx.hepatic_impairment
     if frame.population:

@@ -58,9 +58,58 @@ def _dose_lines(paras: Sequence[Paragraph]) -> list[Paragraph]:
     return [p for p in paras if not p.label_only and (label := label_of(p)) and not is_dose_note(label)]
 
 
+#: Quick replies a draft may carry.
+MAX_REPLIES = 4
+#: A released table row (issue 19): "Bảng 1. … — <key header>: <key cell>; <header path>: <cell>; …".
+_ROW_RE = re.compile(r"^Bảng\s+\d+\b.*? — (?P<header>[^:;]+): (?P<key>[^;]+)")
+
+
+@dataclass(frozen=True)
+class RenalRow:
+    """A table row keyed on renal function, with the band its key cell prints."""
+
+    paragraph: Paragraph
+    header: str
+    key: str
+    band: bands.Range
+
+    @property
+    def reply(self) -> str:
+        """The band as printed, for a quick reply: "eGFR (ml/phút/1,73 m²) 45 – 59"."""
+        return f"{self.header} {self.key}"
+
+
+def renal_rows(paras: Sequence[Paragraph]) -> list[RenalRow]:
+    """The rows of released tables keyed on clearance/eGFR whose key cell prints a numeric band."""
+    out: list[RenalRow] = []
+    for p in paras:
+        m = _ROW_RE.match(p.text)
+        if m is None or not bands.parse(m["header"]).renal_word:
+            continue
+        band = bands.cell_band(m["key"])
+        if band is not None:
+            out.append(RenalRow(p, m["header"].strip(), m["key"].strip(), band))
+    return out
+
+
 def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
-    """The dose paragraphs for the patient of the frame (and its route, when given)."""
+    """The dose paragraphs for the patient of the frame (and its route, when given).
+
+    A table keyed on renal function answers first: with a clearance (or eGFR)
+    value, the row(s) whose printed band contains it; with renal impairment but
+    no value, the question goes back with the printed bands as quick replies.
+    """
     facts = bands.facts_of(frame)
+    rows = renal_rows(paras)
+    if rows and facts.crcl is not None:
+        hit = [r.paragraph for r in rows if r.band.contains(facts.crcl)]
+        if hit:
+            return Selection(hit, [])
+    elif rows and facts.renal_impaired:
+        replies = list(dict.fromkeys(r.reply for r in rows))
+        if len(replies) > MAX_REPLIES:  # a patient with impaired function: the bands below normal (60 ml/min)
+            replies = list(dict.fromkeys(r.reply for r in rows if r.band.low < bands.IMPAIRED_BELOW))
+        return Selection([], replies[:MAX_REPLIES])
     labelled = _dose_lines(paras)
     routed = [p for p in labelled if wants_route(p, frame)] or labelled
     if facts.weight_kg is not None:

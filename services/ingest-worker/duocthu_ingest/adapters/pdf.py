@@ -21,9 +21,11 @@ import numpy as np
 import pymupdf
 
 from duocthu_ingest.adapters.source import resolve_pdf
+from duocthu_ingest.adapters.table_finder import find_table_cells
 from duocthu_ingest.adapters.transcriptions import load_transcriptions
 from duocthu_ingest.domain.model import BBox, Drawing, DrawingKind, PageContent, Span
 from duocthu_ingest.domain.repair import Transcriptions
+from duocthu_ingest.domain.tables import RawCell, Word
 from duocthu_ingest.errors import BadInput
 from duocthu_runtime.hashing import file_sha256
 
@@ -189,6 +191,13 @@ class PdfPages:
 
     def ink(self, number: int, dpi: int, masks: Sequence[BBox]) -> tuple[np.ndarray, float]:
         return render_ink(self._doc[number], dpi, masks)
+
+    def words(self, number: int) -> list[Word]:
+        return [Word((float(w[0]), float(w[1]), float(w[2]), float(w[3])), str(w[4]))
+                for w in self._doc[number].get_text("words")]
+
+    def table_cells(self, number: int, clip: BBox) -> list[RawCell] | str:
+        return find_table_cells(self._doc[number], clip)
 
     def close(self) -> None:
         self._doc.close()

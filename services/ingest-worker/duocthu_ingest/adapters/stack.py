@@ -7,18 +7,27 @@ worker like any other) and by ``duocthu up`` for the sample corpus.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
+
+from nats.aio.msg import Msg
+from nats.errors import Error as NatsError
 
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import (
     CorpusReleaseCompleted,
+    IngestJobProgress,
+    IngestJobProgressPayload,
     IngestJobRequested,
     IngestJobRequestedPayload,
     IngestJobResult,
 )
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_message
+from duocthu_runtime.bus.subjects import subject_for_type
+from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.settings import RuntimeSettings
 
 CLIENT = "duocthu-ingest-cli"
@@ -34,13 +43,14 @@ async def _first(queue: asyncio.Queue[M], accept: Callable[[M], bool], deadline:
             return message
 
 
-async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: float, wait_release: bool,
+async def submit(settings: RuntimeSettings, payload: IngestJobRequestedPayload, timeout_s: float, wait_release: bool,
                  correlation_id: str | None = None) -> tuple[IngestJobResult, CorpusReleaseCompleted | None]:
     """Publish one job; its result, and (``wait_release`` and embedded) its release's completion.
 
-    Raises ``TimeoutError`` when they do not arrive within ``timeout_s``.
+    Raises ``TimeoutError`` when they do not arrive within ``timeout_s``.  ``settings`` carry the
+    operator identity (:func:`duocthu_runtime.stack_discovery.ops_settings`): a stage may not publish jobs.
     """
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
+    bus = Bus(settings, client_name=CLIENT)
     await bus.connect()
     try:
         async with bus.follow(IngestJobResult) as results, bus.follow(CorpusReleaseCompleted) as releases:
@@ -55,9 +65,38 @@ async def submit(nats_url: str, payload: IngestJobRequestedPayload, timeout_s: f
         await bus.stop()
 
 
-async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> CorpusReleaseCompleted:
+@contextlib.asynccontextmanager
+async def _progress_of(job_ids: set[str], settings: RuntimeSettings,
+                       progress: Callable[[IngestJobProgressPayload], None] | None) -> AsyncIterator[None]:
+    """While inside, hand the progress updates of ``job_ids`` to ``progress`` (core NATS, nothing stored)."""
+    if progress is None:
+        yield
+        return
+    bus = Bus(settings, client_name=CLIENT)
+    await bus.connect()
+
+    async def on(msg: Msg) -> None:
+        with contextlib.suppress(MessageRejected):
+            update = decode(msg.data, IngestJobProgress).payload
+            if update.job_id in job_ids:
+                progress(update)
+
+    try:
+        nc = bus.broker.connection
+        sub = await nc.subscribe(subject_for_type(IngestJobProgress), cb=on)
+        yield
+        # a worker sends a job's last update before its result: once the result is here, a round trip to the
+        # server and a drain deliver that update too
+        with contextlib.suppress(NatsError, TimeoutError):
+            await nc.flush(timeout=5)
+            await sub.drain()  # type: ignore[no-untyped-call]  # nats-py leaves drain unannotated
+    finally:
+        await bus.stop()
+
+
+async def wait_for_release(settings: RuntimeSettings, release_id: str, timeout_s: float) -> CorpusReleaseCompleted:
     """The completion of ``release_id`` (already announced or still to come)."""
-    bus = Bus(RuntimeSettings(nats_url=nats_url), client_name=CLIENT)
+    bus = Bus(settings, client_name=CLIENT)
     await bus.connect()
     try:
         async with bus.follow(CorpusReleaseCompleted, since="all") as releases:
@@ -67,12 +106,17 @@ async def wait_for_release(nats_url: str, release_id: str, timeout_s: float) -> 
         await bus.stop()
 
 
-async def submit_all(nats_url: str, jobs: list[IngestJobRequestedPayload], timeout_s: float,
-                     wait_release: bool) -> tuple[list[IngestJobResult], CorpusReleaseCompleted | None]:
-    """Publish the part jobs of one release (replicas share them) and wait for every result and the release."""
-    results = await asyncio.gather(*(submit(nats_url, job, timeout_s, wait_release=False) for job in jobs))
+async def submit_all(settings: RuntimeSettings, jobs: list[IngestJobRequestedPayload], timeout_s: float,
+                     wait_release: bool, progress: Callable[[IngestJobProgressPayload], None] | None = None,
+                     ) -> tuple[list[IngestJobResult], CorpusReleaseCompleted | None]:
+    """Publish the part jobs of one release (replicas share them) and wait for every result and the release.
+
+    ``progress`` receives the workers' progress updates of these jobs as they arrive.
+    """
+    async with _progress_of({job.job_id for job in jobs}, settings, progress):
+        results = await asyncio.gather(*(submit(settings, job, timeout_s, wait_release=False) for job in jobs))
     outcomes = [r for r, _ in results]
     release = None
     if wait_release and all(r.payload.status == "embedded" for r in outcomes):
-        release = await wait_for_release(nats_url, jobs[0].release_id, timeout_s)
+        release = await wait_for_release(settings, jobs[0].release_id, timeout_s)
     return outcomes, release

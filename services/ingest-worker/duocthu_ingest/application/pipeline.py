@@ -44,6 +44,7 @@ from duocthu_ingest.domain.model import (
     QuarantineBlock,
     SpanOrigin,
     SpanState,
+    center_inside,
 )
 from duocthu_ingest.domain.page_map import PageMap, build_page_map, folio_candidates
 from duocthu_ingest.domain.quarantine import find_blocks
@@ -56,6 +57,7 @@ from duocthu_ingest.domain.repair import (
     split_boilerplate,
 )
 from duocthu_ingest.domain.residual_ink import InkSummary, PageKnowledge, classify_page
+from duocthu_ingest.domain.ruled_grid import reconstruct
 from duocthu_ingest.domain.segmentation import (
     Scope,
     SegmentationResult,
@@ -64,6 +66,7 @@ from duocthu_ingest.domain.segmentation import (
     is_divider,
     line_text,
 )
+from duocthu_ingest.domain.tables import reconcile
 from duocthu_ingest.errors import BadInput
 from duocthu_ingest.ports import PdfSource, SourcePages
 
@@ -148,6 +151,7 @@ class _Run:
         self.folios[number] = folio_candidates(content, self.config)
         body, boiler = split_boilerplate(content, self.config)
         page_blocks = find_blocks(content, body, self.config)
+        self._read_tables(number, content, page_blocks)
         quarantined = {sid for b in page_blocks for sid in b.span_ids}
         remaining = [s for s in body if s.span_id not in quarantined]
         lines = group_lines(remaining, number)
@@ -179,6 +183,19 @@ class _Run:
             self._residual_ink(number, content, page_blocks, runs)
             self.timings["residual_ink"] += time.perf_counter() - t3
         return []
+
+    def _read_tables(self, number: int, content: PageContent, page_blocks: Sequence[QuarantineBlock]) -> None:
+        """Each table read twice, independently; ``reconcile`` decides whether its cells may be released."""
+        tables = [b for b in page_blocks if b.kind.value == "table"]
+        if not tables:
+            return
+        words = self.pages.words(number)
+        for block in tables:
+            box = block.bbox
+            rules = [d.bbox for d in content.drawings if d.kind.value in ("hline", "vline")
+                     and center_inside(d.bbox, box, 1.0)]
+            mine = [w for w in words if center_inside(w.bbox, box, 1.0)]
+            block.table = reconcile(block.caption, self.pages.table_cells(number, box), reconstruct(rules, mine))
 
     def _residual_ink(self, number: int, content: PageContent, page_blocks: Sequence[QuarantineBlock],
                       runs: Sequence[OutlineRun]) -> None:
@@ -318,6 +335,7 @@ def chunk_stats(chunks: Sequence[ChunkRecord]) -> dict[str, int]:
         "total": len(chunks),
         "prose": sum(1 for c in chunks if c.chunk_kind is ChunkKind.PROSE),
         "block_descriptors": sum(1 for c in chunks if c.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR),
+        "table_rows": sum(1 for c in chunks if c.chunk_kind is ChunkKind.TABLE_ROW),
         "tokens_total": sum(tokens),
         "tokens_max": max(tokens, default=0),
         "over_ceiling": sum(1 for c in chunks if c.oversized),
@@ -355,7 +373,9 @@ def build_report(request: IngestRequest, result: IngestResult, run: _Run, seg: S
         },
         "blocks": [{"block_id": b.block_id, "kind": b.kind.value, "shape": b.shape, "drug_id": b.drug_id,
                     "section_key": b.section_key.value if b.section_key else None, "physical_page": b.page,
-                    "printed_page": result.page_map.printed_page(b.page), "bbox": [round(v, 1) for v in b.bbox]}
+                    "printed_page": result.page_map.printed_page(b.page), "bbox": [round(v, 1) for v in b.bbox],
+                    "released": b.released, "caption": b.caption,
+                    "reasons": list(b.table.reasons) if b.table else []}
                    for b in result.blocks.values()],
         "catalog": {"entries": len(catalog.entries), "aliases": alias_kinds,
                     "index_aliases_in_book": len(back_index.aliases), "index_entries": len(back_index.entries),

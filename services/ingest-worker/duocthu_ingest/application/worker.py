@@ -64,7 +64,8 @@ class IngestWorker:
         return self.pipeline.run(request, progress=progress)
 
     def process(self, job: IngestJobRequestedPayload, *, correlation_id: str, causation_id: str,
-                progress: Progress | None = None) -> list[Message]:
+                progress: Progress | None = None, embedded_progress: Progress | None = None) -> list[Message]:
+        """Parse, gate, chunk and embed one job; ``progress`` gets (page, pages), ``embedded_progress`` (chunks, of)."""
         log.info("ingest_job_started", job_id=job.job_id, release_id=job.release_id, pdf=job.pdf_uri,
                  page_range=job.page_range)
         try:
@@ -78,7 +79,11 @@ class IngestWorker:
             log.warning("ingest_job_gates_failed", job_id=job.job_id, failed=failed)
             return [self._result(job, "failed", correlation_id, causation_id, gates=gates, report=result.report,
                                  error=f"cổng kiểm tra không đạt: {failed}", chunks=len(result.chunks))]
-        embedded = embed_chunks(result.chunks, self.embedder, self.sparse, batch=self.limits.embed_batch)
+        total = len(result.chunks)
+        if embedded_progress is not None:
+            embedded_progress(0, total)  # a part may own no chunks: its progress still moves on to embedding
+        embedded = embed_chunks(result.chunks, self.embedder, self.sparse, batch=self.limits.embed_batch,
+                                progress=(lambda done: embedded_progress(done, total)) if embedded_progress else None)
         model = space_identity(self.embedder, self.sparse)
         batches = batch_messages(
             embedded, catalog=result.catalog, model=model, release_id=job.release_id, job_id=job.job_id,

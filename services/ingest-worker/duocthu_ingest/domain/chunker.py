@@ -13,7 +13,12 @@ Tables and formulas never enter prose: each quarantined block becomes one
 descriptor chunk built only from verified metadata (drug, section, kind,
 printed page) with its crop attachment, and every prose chunk of a section
 holding a block is flagged ``has_quarantined_content`` (retrieval answers
-VERIFY_PDF for it).
+VERIFY_PDF for it).  A table whose two independent extractions agreed in
+every cell (issue 19, ``domain.tables``) is released instead as one
+``table_row`` chunk per body row: caption, then each cell behind its header
+path, with the table's crop as the row's source region.  A row is verified
+text of its own, so it is not flagged even when its section also holds a
+quarantined formula (that formula keeps its descriptor and its crop).
 """
 
 from __future__ import annotations
@@ -131,15 +136,29 @@ def descriptor_text(monograph: Monograph, section: Section, block: QuarantineBlo
     return f"{monograph.drug_name} — {SECTION_HEADINGS[section.key]} — {kind}, {page}. {DESCRIPTOR_TAIL}"
 
 
+def row_text(caption: str, pairs: Sequence[tuple[str, str]]) -> str:
+    """``Bảng 1. … — eGFR (ml/phút/1,73 m²): 45 – 59; Metformin hydroclorid › Liều khởi đầu: …; …``."""
+    return f"{caption} — " + "; ".join(f"{label}: {value}" if label else value for label, value in pairs)
+
+
+def table_rows(block: QuarantineBlock) -> list[str]:
+    """The row texts of a released table (none for a quarantined one)."""
+    if not block.released or block.table is None or block.table.grid is None:
+        return []
+    return [row_text(block.table.caption, pairs) for pairs in block.table.grid.body_rows()]
+
+
 def chunk_monograph(monograph: Monograph, blocks: Mapping[str, QuarantineBlock], page_map: PageMap,
                     config: IngestConfig, count: TokenCounter) -> list[ChunkRecord]:
     codes = atc_codes(monograph)
     records: list[ChunkRecord] = []
     for section in monograph.sections:
-        section_blocks = [blocks[b] for b in section.block_ids]
+        released = [blocks[b] for b in section.block_ids if blocks[b].released]
+        section_blocks = [blocks[b] for b in section.block_ids if not blocks[b].released]
         attachments = [a for a in (attachment(b, page_map) for b in section_blocks) if a is not None]
         slices = pack(section.text, config, count)
-        part_count = max(1, len(slices) + len(section_blocks))
+        rows = [(b, text) for b in released for text in table_rows(b)]
+        part_count = max(1, len(slices) + len(section_blocks) + len(rows))
         common = {
             "drug_id": monograph.drug_id, "drug_name": monograph.drug_name, "section_key": section.key,
             "section_display_name": SECTION_HEADINGS[section.key], "heading_physical_page": section.heading_page,
@@ -173,6 +192,19 @@ def chunk_monograph(monograph: Monograph, blocks: Mapping[str, QuarantineBlock],
                 est_tokens=tokens, oversized=tokens > config.budget.ceiling, chunk_kind=ChunkKind.BLOCK_DESCRIPTOR,
                 attachments=[own] if own else [], has_quarantined_content=True, source_regions=region,
                 **common,
+            ))
+        for offset, (block, text) in enumerate(rows):
+            index = len(slices) + len(section_blocks) + offset
+            printed_page = page_map.printed_page(block.page)
+            pr = (printed_page, printed_page) if printed_page is not None else (0, 0)
+            region = [PageRegion(physical_page=block.page, printed_page=printed_page,
+                                 bbox=tuple(round(v, 2) for v in block.bbox))] if printed_page is not None else []
+            tokens = count(text)
+            records.append(ChunkRecord(
+                chunk_id=f"{monograph.drug_id}__{section.key}__{index}", text=text, source_text=text,
+                source_page_range=(block.page, block.page), printed_page_range=pr, part_index=index,
+                est_tokens=tokens, oversized=tokens > config.budget.ceiling, chunk_kind=ChunkKind.TABLE_ROW,
+                source_regions=region, **common,  # verified text: not flagged even beside a quarantined formula
             ))
     return records
 

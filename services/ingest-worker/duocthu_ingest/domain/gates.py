@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -105,8 +105,10 @@ def evaluate(inputs: GateInputs, config: IngestConfig) -> GateReport:
     gates.append(_gate("physical_range_not_exact", _range_not_exact(chunks)))
     gates.append(_gate("sections_not_reassemblable", _not_reassemblable(sections, prose)))
     gates.append(_gate("block_text_leaked", _leaks(inputs, prose)))
-    gates.append(Gate("descriptor_count_mismatch", abs(len(descriptors) - len(inputs.blocks)),
-                      detail=[f"{len(descriptors)} descriptors for {len(inputs.blocks)} blocks"]))
+    held = [b for b in inputs.blocks.values() if not b.released]
+    gates.append(Gate("descriptor_count_mismatch", abs(len(descriptors) - len(held)),
+                      detail=[f"{len(descriptors)} descriptors for {len(held)} quarantined blocks"]))
+    gates.append(_gate("released_tables_without_rows", _rowless(inputs.blocks.values(), chunks)))
     gates.append(_gate("ledger_unassigned", inputs.ledger.unassigned()))
     gates.append(_gate("ledger_conflicts", inputs.ledger.conflicts))
     gates.append(_gate("residual_ink_unclassified", inputs.residual_unclassified))
@@ -123,6 +125,10 @@ def evaluate(inputs: GateInputs, config: IngestConfig) -> GateReport:
     gates.append(_gate("back_index_page_mismatch", validation.page_mismatches))
     gates.append(_gate("aliases_unresolved", inputs.unresolved_aliases))
     gates.append(_gate("aliases_ambiguous", inputs.ambiguous_aliases))
+    tables = [b for b in inputs.blocks.values() if b.kind.value == "table"]
+    # a table the extractors disagree on stays quarantined (the safe state): reported, limit = every table
+    gates.append(_gate("table_cells_disagree", [f"{b.block_id}: {'; '.join(b.table.reasons if b.table else ['not read'])}"
+                                                for b in tables if not b.released], limit=len(tables)))
     return GateReport(gates)
 
 
@@ -142,10 +148,10 @@ def _unflagged(inputs: GateInputs, chunks: Sequence[ChunkRecord]) -> list[str]:
     for chunk in chunks:
         by_section.setdefault((chunk.drug_id, chunk.section_key), []).append(chunk)
     for block in inputs.blocks.values():
-        if block.drug_id is None or block.section_key is None:
-            continue  # counted by blocks_outside_sections
+        if block.drug_id is None or block.section_key is None or block.released:
+            continue  # counted by blocks_outside_sections; a released table is text, not a crop
         for chunk in by_section.get((block.drug_id, block.section_key), []):
-            if not chunk.has_quarantined_content:
+            if not chunk.has_quarantined_content and chunk.chunk_kind is not ChunkKind.TABLE_ROW:
                 out.append(f"{chunk.chunk_id} ({block.block_id})")
     for chunk in chunks:
         if chunk.attachments and not chunk.has_quarantined_content:
@@ -153,6 +159,14 @@ def _unflagged(inputs: GateInputs, chunks: Sequence[ChunkRecord]) -> list[str]:
         if chunk.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR and not chunk.attachments:
             out.append(f"{chunk.chunk_id} (descriptor without attachment)")
     return sorted(set(out))
+
+
+def _rowless(blocks: Iterable[QuarantineBlock], chunks: Sequence[ChunkRecord]) -> list[str]:
+    """A released table must come out as row chunks of its section (else its content would silently vanish)."""
+    rows = {(c.drug_id, c.section_key, c.source_regions[0].bbox) for c in chunks
+            if c.chunk_kind is ChunkKind.TABLE_ROW and c.source_regions}
+    return [b.block_id for b in blocks if b.released and b.drug_id is not None and b.section_key is not None
+            and (b.drug_id, b.section_key, tuple(round(v, 2) for v in b.bbox)) not in rows]
 
 
 def _duplicates(monographs: Sequence[Monograph], chunks: Sequence[ChunkRecord]) -> list[str]:

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from duocthu_contracts.corpus import BlockKind
 from duocthu_contracts.sections import SectionKey
+
+if TYPE_CHECKING:
+    from duocthu_ingest.domain.tables import TableVerdict
 
 BBox = tuple[float, float, float, float]
 
@@ -163,6 +167,13 @@ class QuarantineBlock:
     section_key: SectionKey | None = None
     span_ids: list[str] = field(default_factory=list)
     text: str = ""  # the block's extracted text: only used to prove it never leaks into prose
+    caption: str = ""  # a table's caption ("Bảng 1. …") as printed above it
+    table: TableVerdict | None = None  # both extractors' verdict: released cells, or why it stays quarantined
+
+    @property
+    def released(self) -> bool:
+        """A table whose two independent grids agree in every cell and which has a caption."""
+        return self.table is not None and self.table.released
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,9 @@ def find_blocks(page: PageContent, body: Sequence[Span], config: IngestConfig) -
     for shape, grid in tables:
         above = _caption_above(grid, lines, caption)
         box = union([grid, *(ln.bbox for ln in above)])
-        blocks.append(block_for(BlockKind.TABLE, shape, page.page, len(blocks), box))
+        block = block_for(BlockKind.TABLE, shape, page.page, len(blocks), box)
+        block.caption = " ".join(ln.text.strip() for ln in reversed(above))
+        blocks.append(block)
     for rule in leftovers:
         if not rule.horizontal or any(center_inside(rule.bbox, b.bbox) for b in blocks):
             continue

@@ -21,14 +21,22 @@ from typing import Annotated
 
 import typer
 
-from duocthu_contracts.messages import CorpusReleaseCompleted, IngestJobRequestedPayload, IngestJobResult
+from duocthu_contracts.messages import (
+    CorpusReleaseCompleted,
+    IngestJobProgressPayload,
+    IngestJobRequestedPayload,
+    IngestJobResult,
+)
 from duocthu_ingest.application.jobs import part_jobs
 from duocthu_ingest.application.pipeline import IngestRequest, IngestResult, Progress
+from duocthu_ingest.application.progress_tally import ProgressTally
 from duocthu_ingest.errors import IngestError
 from duocthu_runtime.progress import JobProgress
-from duocthu_runtime.stack_discovery import NO_STACK_HINT, reachable, stack_nats_url
+from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime.stack_discovery import NO_STACK_HINT, ops_settings, reachable, stack_nats_url
 
-SubmitAll = Callable[[str, list[IngestJobRequestedPayload], float, bool],
+SubmitAll = Callable[[RuntimeSettings, list[IngestJobRequestedPayload], float, bool,
+                      Callable[[IngestJobProgressPayload], None] | None],
                      Coroutine[None, None, tuple[list[IngestJobResult], CorpusReleaseCompleted | None]]]
 
 
@@ -119,8 +127,14 @@ def ingest_commands(tools: IngestTools) -> typer.Typer:
                 typer.echo(f"error: {exc}", err=True)
                 raise typer.Exit(1) from exc
             typer.echo(f"ingesting through the running stack ({url}): release {rid}, {len(jobs)} job(s) …")
+            tally = ProgressTally(len(jobs))
             try:
-                results, release = asyncio.run(tools.submit_all(url, jobs, timeout, True))
+                with JobProgress("ingest through the stack", unit="pages") as bar:
+                    def show(update: IngestJobProgressPayload) -> None:
+                        view = tally.add(update)
+                        bar.update(view.done, view.total, what=view.stage, unit=view.unit)
+
+                    results, release = asyncio.run(tools.submit_all(ops_settings(url, var_dir), jobs, timeout, True, show))
             except TimeoutError as exc:
                 typer.echo(f"error: no complete result for release {rid} within {timeout:.0f} s", err=True)
                 raise typer.Exit(1) from exc

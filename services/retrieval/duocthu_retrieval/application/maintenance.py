@@ -74,14 +74,16 @@ class IndexMaintenance:
 
     async def status(self) -> IndexStatusReply:
         ready, detail = await self.live_index()
-        collection = manifest = count = None
+        collection = manifest = count = indexed_at = None
         with contextlib.suppress(IndexUnavailable):
             collection = await self.index.live_collection()
-            manifest = await self.index.live_manifest()
+            found = await self.index.manifest(collection) if collection else None
+            manifest, indexed_at = found if found else (None, None)
             count = await self.index.count(collection) if collection else None
         return IndexStatusReply(
             instance_id=self.instance_id, ready=ready, detail=detail, alias=self.alias, collection=collection,
             manifest=manifest, point_count=count, query_model=self.space, rebuild_in_progress=self.rebuilding,
+            indexed_at=indexed_at or None,
         )
 
     # ------------------------------------------------------------------ rebuilds

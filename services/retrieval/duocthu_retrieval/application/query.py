@@ -20,7 +20,7 @@ from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.sections import SectionKey
 from duocthu_providers import Embedder, EmbeddingError
 from duocthu_retrieval.domain import candidates as cand
-from duocthu_retrieval.domain.evidence_policy import PolicyOutcome, decide
+from duocthu_retrieval.domain.evidence_policy import PolicyOutcome, answered_by_rows, decide
 from duocthu_retrieval.domain.packing import pack
 from duocthu_retrieval.domain.routing import RoutePlan
 from duocthu_retrieval.domain.search import SearchFilter
@@ -69,8 +69,11 @@ class Retriever:
     async def run(self, plan: RoutePlan, frame: QueryFrame) -> RouteResult:
         try:
             if plan.route in WHOLE_SECTION_ROUTES:
-                return RouteResult(plan, decide(plan.route, await self.whole_sections(plan),
-                                                visual_blocks_whole_answer=True))
+                chunks = await self.whole_sections(plan)
+                ctx = frame.patient_context
+                rows = plan.route is Route.A_SECTION and answered_by_rows(
+                    [c for c, _ in chunks], ctx.crcl_ml_min is not None or ctx.egfr is not None)
+                return RouteResult(plan, decide(plan.route, chunks, visual_blocks_whole_answer=not rows))
             if plan.route is Route.B_OVERVIEW:
                 return RouteResult(plan, decide(plan.route, await self.one_monograph(plan),
                                                 visual_blocks_whole_answer=False))

@@ -9,6 +9,7 @@ to generation as text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -43,6 +44,22 @@ def is_visual(chunk: ChunkRecord) -> bool:
     if chunk.chunk_kind is ChunkKind.BLOCK_DESCRIPTOR:
         return True
     return chunk.has_quarantined_content and not chunk.attachments
+
+
+#: A released table row keyed on renal function ("Bảng 1. … — Độ thanh thải creatinin (ml/phút): 10 – 20; …").
+_RENAL_ROW = re.compile(r" — (độ thanh thải creatinin|clcr|egfr|mức lọc cầu thận)", re.IGNORECASE)
+
+
+def answered_by_rows(chunks: Sequence[ChunkRecord], renal_value_given: bool) -> bool:
+    """A question giving the clearance/eGFR a released table is keyed on is answered by that table's rows.
+
+    The rows are verified text (both extractors agreed, issue 19), so a
+    whole-section read need not stop at VERIFY_PDF because the section also
+    prints a formula or an unreleased table: those stay crops and are left out,
+    and the row whose band holds the value is the answer.
+    """
+    return renal_value_given and any(c.chunk_kind is ChunkKind.TABLE_ROW and _RENAL_ROW.search(c.text)
+                                     for c in chunks)
 
 
 def has_provenance(chunk: ChunkRecord) -> bool:

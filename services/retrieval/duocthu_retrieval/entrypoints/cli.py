@@ -22,6 +22,7 @@ from duocthu_retrieval.application.maintenance import IndexMaintenance
 from duocthu_retrieval.errors import IndexUnavailable, OperationFailed, RebuildFailed
 from duocthu_retrieval.ports import Replicas
 from duocthu_retrieval.settings import RetrievalSettings
+from duocthu_runtime.access.credentials import embedded_authorization
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.progress import JobProgress
@@ -42,9 +43,11 @@ async def _with_bus(var_dir: Path, nats_url: str | None, work: Callable[[Bus], A
     url = stack_nats_url(var_dir, nats_url)
     server = None
     if url is None:
-        server = NatsServer(store_dir=var_dir / "nats", log_file=var_dir / "logs" / "nats-index.log").start()
+        authorization, _ = embedded_authorization(var_dir / "nats")  # the same identities as `duocthu up`
+        server = NatsServer(store_dir=var_dir / "nats", log_file=var_dir / "logs" / "nats-index.log",
+                            authorization=authorization).start()
         url = server.url
-    bus = Bus(ops_settings(url), client_name="duocthu-index")
+    bus = Bus(ops_settings(url, var_dir), client_name="duocthu-index")
     try:
         await bus.connect()
         return await work(bus)
@@ -96,7 +99,7 @@ def index_commands(open_local: OpenLocal, open_replicas: OpenReplicas) -> typer.
             if url is None:
                 status = await operations.index_status(None, lambda: open_local(settings, None))
                 return status.model_dump_json(indent=2)
-            bus = Bus(ops_settings(url), client_name="duocthu-index")
+            bus = Bus(ops_settings(url, var_dir), client_name="duocthu-index")
             await bus.connect()
             try:
                 status = await operations.index_status(open_replicas(bus), lambda: open_local(settings, None))
