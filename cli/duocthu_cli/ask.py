@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 #: Exit codes: 0 answered (HTTP 200), 1 the gateway refused or failed, 2 the gateway could not be reached.
@@ -36,9 +38,33 @@ def _pages(rng: list[int]) -> str:
     return f"{rng[0]}" if rng[0] == rng[1] else f"{rng[0]}–{rng[1]}"
 
 
+def token_path() -> Path:
+    """Where this user's client token lives: ``$XDG_CONFIG_HOME/duocthu/client-token`` (default ~/.config)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "duocthu" / "client-token"
+
+
+def client_token() -> str:
+    """This user's client token, created (256 random bits, mode 0600) on first use: the gateway lets only
+    the client that started a conversation continue it, read its history or give feedback on it."""
+    path = token_path()
+    try:
+        token = path.read_text().strip()
+        if token:
+            return token
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(token + "\n")
+    return token
+
+
 def _post(url: str, body: dict[str, object], timeout: float) -> tuple[int, Any]:
     request = urllib.request.Request(f"{url}/v1/rag/query", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json", "X-Client-Token": client_token()})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as reply:
             return int(reply.status), json.loads(reply.read())

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from duocthu_contracts.answer import AnswerBlock, AnswerPlan
 from duocthu_contracts.base import Frozen
@@ -115,7 +114,7 @@ class HistoryEntry(Frozen):
     decision: Decision
     reason: Reason
     resolved_drug_ids: list[str] = Field(default_factory=list)
-    at: datetime
+    at: AwareDatetime
 
 
 class HistoryResponse(Frozen):

@@ -7,9 +7,12 @@ stdout and stderr go to one pipe (what a terminal log or `2>&1` shows).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from pytest_httpserver import HTTPServer
 
 from duocthu_contracts.http import DISCLAIMER
@@ -32,11 +35,18 @@ RESPONSE = {
 }
 
 
+@pytest.fixture(autouse=True)
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own XDG config directory: the client token is never written to the real home."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config"
+
+
 def _ask(httpserver: HTTPServer, *args: str) -> subprocess.CompletedProcess[str]:
     httpserver.expect_request("/v1/rag/query", method="POST").respond_with_json(RESPONSE)
     return subprocess.run([sys.executable, "-m", "duocthu_cli", "ask", "Liều paracetamol cho người lớn?",
                            "--url", httpserver.url_for("").rstrip("/"), *args],
-                          check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+                          env=dict(os.environ), check=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
 
 
 def test_disclaimer_and_trace_id_are_separate_lines_after_the_answer(httpserver: HTTPServer) -> None:
@@ -55,3 +65,13 @@ def test_json_is_the_gateway_response_unchanged(httpserver: HTTPServer) -> None:
     result = _ask(httpserver, "--json")
     assert result.returncode == 0, result.stdout
     assert json.loads(result.stdout) == RESPONSE
+
+
+def test_the_client_token_is_created_once_kept_private_and_sent(httpserver: HTTPServer, config_home: Path) -> None:
+    assert _ask(httpserver).returncode == 0
+    assert _ask(httpserver).returncode == 0
+    path = config_home / "duocthu" / "client-token"
+    token = path.read_text().strip()
+    assert len(token) >= 32 and path.stat().st_mode & 0o077 == 0
+    sent = [request.headers.get("X-Client-Token") for request, _ in httpserver.log]
+    assert sent == [token, token]

@@ -27,7 +27,8 @@ from duocthu_gateway.application.conversations import Conversations
 from duocthu_gateway.domain.clients import parse_networks
 from duocthu_gateway.entrypoints import admin, browse, conversations, health, query, release, web
 from duocthu_gateway.entrypoints.deps import Gateway
-from duocthu_gateway.entrypoints.errors import install_error_handlers
+from duocthu_gateway.entrypoints.errors import install_error_handlers, publish_error_codes
+from duocthu_gateway.entrypoints.limits import BodyLimits
 from duocthu_gateway.errors import StoreUnavailable
 from duocthu_gateway.settings import GatewaySettings
 from duocthu_runtime.bus.connection import Bus
@@ -83,9 +84,11 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app = FastAPI(title="duocthu gateway", version="0.1.0", lifespan=lifespan)
     app.state.gateway = gateway
     install_error_handlers(app)
+    app.add_middleware(BodyLimits, timeout_s=settings.body_timeout_s, max_bytes=settings.max_body_bytes)
     for router in (query.router, conversations.router, browse.router, release.router, admin.router, web.router,
                    health.router):
         app.include_router(router)
+    publish_error_codes(app)
     return app
 
 

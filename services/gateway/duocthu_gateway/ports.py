@@ -51,6 +51,14 @@ class TurnStore(Protocol):
 
     async def has_turn(self, turn_id: str) -> bool: ...
 
+    async def conversation_owners(self, conversation_id: str) -> set[str | None]:
+        """The client keys the conversation's turns were written with (empty: no such conversation yet)."""
+        ...
+
+    async def turn_owner(self, turn_id: str) -> tuple[bool, str | None]:
+        """Whether the turn exists, and the client key it was written with."""
+        ...
+
     async def add_feedback(self, trace_id: str, helpful: bool, comment: str | None) -> None: ...
 
 

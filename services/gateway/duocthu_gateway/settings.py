@@ -27,6 +27,9 @@ class GatewaySettings(RuntimeSettings):
     trusted_proxies: tuple[str, ...] = Field(default=(), description=(
         "addresses or CIDR blocks of reverse proxies whose X-Forwarded-For is believed (JSON list); "
         "otherwise the rate limit counts the TCP peer address"))
+    body_timeout_s: float = Field(default=5.0, gt=0, description="a request body must arrive within this "
+                                  "many seconds (else 408)")
+    max_body_bytes: int = Field(default=256 * 1024, gt=0, description="largest accepted request body (else 413)")
     admin_token: str | None = Field(default=None, description="bearer token of the admin endpoints (unset: "
                                     "admin endpoints refuse every request)")
     database_url: str | None = Field(

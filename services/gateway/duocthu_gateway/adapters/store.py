@@ -39,6 +39,7 @@ class TurnRow(Base):
 
     turn_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     conversation_id: Mapped[str | None] = mapped_column(String(128), index=True)
+    client_key: Mapped[str | None] = mapped_column(String(64), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     query: Mapped[str] = mapped_column(Text)
     decision: Mapped[str] = mapped_column(String(32))
@@ -94,10 +95,20 @@ def _unavailable(store: Store, exc: BaseException) -> StoreUnavailable:
 _store_call = translating(_STORE_ERRORS, _unavailable)
 
 
+def _storable(text: str) -> str:
+    """``text`` without NUL characters, which PostgreSQL text columns refuse (the turn would go unrecorded)."""
+    return text.replace("\x00", "\ufffd")
+
+
+def _aware(at: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every stored time is UTC, and every published one carries its zone."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
 def _stored(row: TurnRow) -> StoredTurn:
     return StoredTurn(turn_id=row.turn_id, query=row.query, decision=row.decision, reason=row.reason,
                       turn_type=row.turn_type, resolved_drug_ids=list(row.resolved_drug_ids or []),
-                      frame=QueryFrame.model_validate(row.frame) if row.frame else None, at=row.created_at)
+                      frame=QueryFrame.model_validate(row.frame) if row.frame else None, at=_aware(row.created_at))
 
 
 class Store:
@@ -119,8 +130,9 @@ class Store:
     @_store_call
     async def record_turn(self, record: TurnRecord) -> None:
         row = TurnRow(
-            turn_id=record.turn_id, conversation_id=record.conversation_id, created_at=record.at,
-            query=record.query, decision=record.decision, reason=record.reason, turn_type=record.turn_type,
+            turn_id=record.turn_id, conversation_id=record.conversation_id, client_key=record.client_key,
+            created_at=record.at,
+            query=_storable(record.query), decision=record.decision, reason=record.reason, turn_type=record.turn_type,
             resolved_drug_ids=record.resolved_drug_ids,
             frame=record.frame.model_dump(mode="json") if record.frame is not None else None,
             evidence_ids=record.evidence_ids, cited_evidence_ids=record.cited_evidence_ids,
@@ -151,6 +163,21 @@ class Store:
 
     async def has_turn(self, turn_id: str) -> bool:
         return await self.turn(turn_id) is not None
+
+    @_store_call
+    async def conversation_owners(self, conversation_id: str) -> set[str | None]:
+        """The client keys the conversation's turns were written with (empty: no such conversation yet)."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(TurnRow.client_key).where(TurnRow.conversation_id == conversation_id).distinct())
+            return set(rows.all())
+
+    @_store_call
+    async def turn_owner(self, turn_id: str) -> tuple[bool, str | None]:
+        """Whether the turn exists, and the client key it was written with."""
+        async with self._sessions() as session:
+            row = await session.get(TurnRow, turn_id)
+        return (row is not None, row.client_key if row is not None else None)
 
     @_store_call
     async def add_feedback(self, trace_id: str, helpful: bool, comment: str | None) -> None:

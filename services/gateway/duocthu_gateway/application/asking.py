@@ -41,7 +41,8 @@ class Asking:
         self.llm_calls = llm_calls
 
     async def ask(self, body: RagQueryRequest, correlation_id: str,
-                  on_turn: Callable[[TurnRequested], None] | None = None) -> RagQueryResponse:
+                  on_turn: Callable[[TurnRequested], None] | None = None,
+                  client_key: str | None = None) -> RagQueryResponse:
         """One turn; ``on_turn`` sees the turn before it is published (the SSE stream watches its progress)."""
         started = time.perf_counter()
         with span("gateway query", mode=body.response_mode) as current:
@@ -74,7 +75,7 @@ class Asking:
                                    reason_message=message)
             else:
                 response = render(completed, otel_trace_id=otel_trace_id)
-        await self.conversations.record(response, completed, body.query)
+        await self.conversations.record(response, completed, body.query, client_key)
         metrics.REQUEST_LATENCY.labels(response.decision).observe(time.perf_counter() - started)
         metrics.RESPONSES.labels(response.decision, response.reason).inc()
         return response

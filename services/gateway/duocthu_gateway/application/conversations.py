@@ -4,7 +4,8 @@ Before a turn: the recent history, the last normalized frame and the clarify
 streak go out with ``turn.requested`` (a read failure sends none and counts).
 After it: the turn is written as history and retrieval trace (a write
 failure still returns the answer and counts).  The history and feedback
-endpoints, by contrast, report a store failure (503 with its reason).
+endpoints, by contrast, report a store failure (503 with its reason), and
+serve only the client that owns the conversation (domain/ownership.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from duocthu_contracts.http import FeedbackAccepted, FeedbackRequest, HistoryEnt
 from duocthu_contracts.messages import TurnCompleted
 from duocthu_gateway import metrics
 from duocthu_gateway.domain.conversation import NO_CONVERSATION, ConversationState, turn_record
+from duocthu_gateway.domain.ownership import owns
 from duocthu_gateway.errors import StoreUnavailable
 from duocthu_gateway.ports import TurnStore
 from duocthu_runtime.bus.envelope import utcnow
@@ -36,12 +38,26 @@ class Conversations:
             log.exception("history_read_failed", conversation_id=conversation_id)
             return NO_CONVERSATION
 
-    async def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str) -> None:
+    async def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str,
+                     client_key: str | None = None) -> None:
         try:
-            await self.store.record_turn(turn_record(response, completed, query, utcnow()))
+            await self.store.record_turn(turn_record(response, completed, query, utcnow(), client_key))
         except StoreUnavailable:
             metrics.TRACE_WRITE_FAILURES.inc()
             log.exception("trace_write_failed", turn_id=response.trace_id)
+
+    async def owned_by(self, conversation_id: str, client_key: str) -> bool:
+        """Whether ``client_key`` may read or continue the conversation; raises :class:`StoreUnavailable`."""
+        return owns(await self.store.conversation_owners(conversation_id), client_key)
+
+    async def may_continue(self, conversation_id: str, client_key: str) -> bool:
+        """Whether ``client_key`` may ask in the conversation. Fails open like :meth:`state`: with the store
+        down no history can be read into the turn either, and the user still gets an answer."""
+        try:
+            return await self.owned_by(conversation_id, client_key)
+        except StoreUnavailable:
+            log.warning("ownership_unchecked_store_down", conversation_id=conversation_id)
+            return True
 
     async def history(self, conversation_id: str, limit: int) -> HistoryResponse:
         """A conversation's turns, oldest first; raises :class:`StoreUnavailable`."""
@@ -54,9 +70,13 @@ class Conversations:
             HistoryEntry(trace_id=t.turn_id, query=t.query, decision=t.decision, reason=t.reason,
                          resolved_drug_ids=t.resolved_drug_ids, at=t.at) for t in turns])
 
-    async def feedback(self, body: FeedbackRequest) -> FeedbackAccepted | None:
-        """Feedback on a turn this store knows (``None``: no such turn); raises :class:`StoreUnavailable`."""
-        if not await self.store.has_turn(body.trace_id):
+    async def feedback(self, body: FeedbackRequest, client_key: str) -> FeedbackAccepted | bool | None:
+        """Feedback on a turn this store knows (``None``: no such turn; ``False``: another client's turn);
+        raises :class:`StoreUnavailable`."""
+        exists, owner = await self.store.turn_owner(body.trace_id)
+        if not exists:
             return None
+        if owner != client_key:
+            return False
         await self.store.add_feedback(body.trace_id, body.helpful, body.comment)
         return FeedbackAccepted(trace_id=body.trace_id)

@@ -55,10 +55,11 @@ class TurnRecord(StoredTurn):
     otel_trace_id: str | None
     stage_timings: list[dict[str, Any]]
     response: dict[str, Any]
+    client_key: str | None = None  # SHA-256 of the token of the client that asked (domain/ownership.py)
 
 
 def turn_record(response: RagQueryResponse, completed: TurnCompleted | None, query: str,
-                at: datetime) -> TurnRecord:
+                at: datetime, client_key: str | None = None) -> TurnRecord:
     """What is stored of a turn answered ``at``: the response the user got and, if the chain completed, its trace."""
     payload = completed.payload if completed is not None else None
     frame = payload.frame if payload is not None else None
@@ -71,7 +72,7 @@ def turn_record(response: RagQueryResponse, completed: TurnCompleted | None, que
         cited_evidence_ids=[c.evidence_id for c in response.citations],
         correlation_id=response.correlation_id, otel_trace_id=response.otel_trace_id,
         stage_timings=[t.model_dump(mode="json") for t in response.stage_timings],
-        response=response.model_dump(mode="json"),
+        response=response.model_dump(mode="json"), client_key=client_key,
     )
 
 

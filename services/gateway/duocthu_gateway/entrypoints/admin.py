@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from duocthu_contracts.messages import IngestJobRequested, IngestJobRequestedPayload
 from duocthu_gateway.entrypoints.deps import GatewayDep
-from duocthu_gateway.entrypoints.errors import error_response
+from duocthu_gateway.entrypoints.errors import documented, error_response
 from duocthu_runtime.bus.envelope import new_message
 
 router = APIRouter()
@@ -40,7 +40,8 @@ def authorize(request: Request, token: str | None, authorization: str | None) ->
     return None
 
 
-@router.post("/v1/admin/ingest", response_model=None)
+@router.post("/v1/admin/ingest", response_model=None, status_code=202,
+             responses=documented(400, 401, 403, 422, 503))
 async def trigger_ingest(body: IngestTrigger, request: Request, gateway: GatewayDep,
                          authorization: Annotated[str | None, Header()] = None) -> JSONResponse:
     if (denied := authorize(request, gateway.settings.admin_token, authorization)) is not None:

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from duocthu_contracts.rpc import DrugListReply, SectionListReply, SectionTextReply
 from duocthu_contracts.sections import SectionKey
 from duocthu_gateway.entrypoints.deps import GatewayDep
-from duocthu_gateway.entrypoints.errors import error_response
+from duocthu_gateway.entrypoints.errors import documented, error_response
 from duocthu_gateway.errors import CropError
 
 router = APIRouter()
@@ -29,24 +29,25 @@ def _reply(request: Request, reply: DrugListReply | SectionListReply | SectionTe
     return JSONResponse(reply.model_dump(mode="json"))
 
 
-@router.get("/v1/rag/drugs")
+@router.get("/v1/rag/drugs", responses=documented(503))
 async def drugs(request: Request, gateway: GatewayDep) -> JSONResponse:
     return _reply(request, await gateway.monographs.drugs())
 
 
-@router.get("/v1/rag/sections")
+@router.get("/v1/rag/sections", responses=documented(404, 422, 503))
 async def sections(request: Request, gateway: GatewayDep,
                    drug_id: Annotated[str, Query(pattern=DRUG_ID)]) -> JSONResponse:
     return _reply(request, await gateway.monographs.sections(drug_id))
 
 
-@router.get("/v1/rag/section-text")
+@router.get("/v1/rag/section-text", responses=documented(404, 422, 503))
 async def section_text(request: Request, gateway: GatewayDep, drug_id: Annotated[str, Query(pattern=DRUG_ID)],
                        section_key: SectionKey) -> JSONResponse:
     return _reply(request, await gateway.monographs.section_text(drug_id, section_key))
 
 
-@router.get("/v1/rag/crop", response_model=None)
+@router.get("/v1/rag/crop", response_model=None, responses={
+    200: {"content": {"image/png": {}}, "description": "The region as a PNG"}, **documented(404, 422)})
 async def crop(request: Request, gateway: GatewayDep, *, page: Annotated[int, Query(ge=0)], x0: float, y0: float,
                x1: float, y1: float) -> Response:
     try:

@@ -8,8 +8,10 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from duocthu_contracts.http import RagQueryRequest, RagQueryResponse
 from duocthu_gateway import metrics
 from duocthu_gateway.domain.clients import client_address
+from duocthu_gateway.domain.ownership import NOT_OWNER
 from duocthu_gateway.entrypoints.deps import Gateway, GatewayDep
-from duocthu_gateway.entrypoints.errors import error_response, request_trace_id
+from duocthu_gateway.entrypoints.errors import documented, error_response, request_trace_id
+from duocthu_gateway.entrypoints.identity import Client, hand_over, presented_or_issued
 from duocthu_gateway.entrypoints.streaming import stream_turn
 
 router = APIRouter()
@@ -29,24 +31,43 @@ async def rate_limited(request: Request, gateway: Gateway, correlation_id: str) 
                           headers={"Retry-After": str(decision.retry_after_s)}, trace_id=correlation_id)
 
 
-@router.post("/v1/rag/query", response_model=RagQueryResponse)
+async def foreign(request: Request, gateway: Gateway, body: RagQueryRequest, client: Client) -> JSONResponse | None:
+    """The refusal when ``body`` continues another client's conversation (its history would go into the
+    turn and its last frame would steer the answer), else ``None``."""
+    if body.conversation_id and not await gateway.conversations.may_continue(body.conversation_id, client.key):
+        return error_response(request, 403, "not_owner", NOT_OWNER)
+    return None
+
+
+@router.post("/v1/rag/query", response_model=RagQueryResponse, responses=documented(400, 403, 422, 429, 503))
 async def query(body: RagQueryRequest, request: Request, response: Response,
                 gateway: GatewayDep) -> RagQueryResponse | JSONResponse:
     correlation_id = request_trace_id(request)
     if (limited := await rate_limited(request, gateway, correlation_id)) is not None:
         return limited
-    result = await gateway.asking.ask(body, correlation_id)
+    client = presented_or_issued(request)
+    if (refused := await foreign(request, gateway, body, client)) is not None:
+        return refused
+    result = await gateway.asking.ask(body, correlation_id, client_key=client.key)
+    hand_over(response, client)
     response.headers["X-Correlation-ID"] = result.correlation_id
     response.headers["X-Trace-ID"] = result.trace_id
     return result
 
 
-@router.post("/v1/rag/query/stream", response_model=None)
+@router.post("/v1/rag/query/stream", response_model=None, responses={
+    200: {"content": {"text/event-stream": {}}, "description": "Status events, then the result"},
+    **documented(400, 403, 422, 429, 503)})
 async def query_stream(body: RagQueryRequest, request: Request,
                        gateway: GatewayDep) -> StreamingResponse | JSONResponse:
     """Server-sent events: one status line per stage as it starts, then the verified result (never a draft)."""
     correlation_id = request_trace_id(request)
     if (limited := await rate_limited(request, gateway, correlation_id)) is not None:
         return limited
-    return StreamingResponse(stream_turn(gateway.asking, gateway.turns, body, correlation_id),
-                             media_type="text/event-stream")
+    client = presented_or_issued(request)
+    if (refused := await foreign(request, gateway, body, client)) is not None:
+        return refused
+    streaming = StreamingResponse(stream_turn(gateway.asking, gateway.turns, body, correlation_id, client.key),
+                                  media_type="text/event-stream")
+    hand_over(streaming, client)
+    return streaming

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from duocthu_gateway.entrypoints.deps import GatewayDep
-from duocthu_gateway.entrypoints.errors import error_response
+from duocthu_gateway.entrypoints.errors import documented, error_response
 
 router = APIRouter()
 
@@ -25,7 +25,7 @@ class LiveRelease(BaseModel):
 
 
 @router.get("/v1/rag/release", response_model=LiveRelease,
-            responses={503: {"description": "no live release, or no retrieval replica answered"}})
+            responses=documented(503))
 async def live_release(request: Request, gateway: GatewayDep) -> JSONResponse:
     status = await gateway.monographs.index_status()
     if status.manifest is None:
