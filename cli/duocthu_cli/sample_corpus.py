@@ -59,27 +59,36 @@ def corpus_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _transcriptions_next_to(pdf: Path) -> Path | None:
+def transcriptions_next_to(pdf: Path) -> Path | None:
     candidates = sorted(p for p in pdf.parent.glob(f"{pdf.stem}*") if "transcription" in p.name and p.is_file())
     return candidates[0] if candidates else None
 
 
+def build_pdf_if_stale(pdf: Path, what: str, corpus_args: list[str], echo: Echo = print) -> None:
+    """Run ``duocthu corpus <corpus_args> --out pdf`` unless ``pdf`` was built from this corpus package.
+
+    A stamp beside the PDF holds the corpus fingerprint it was built from, so a start rebuilds only after
+    the monographs or the typesetter changed.
+    """
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    stamp = pdf.parent / f"{pdf.name}.source-sha256"
+    fingerprint = corpus_fingerprint()
+    if pdf.is_file() and stamp.is_file() and stamp.read_text(encoding="ascii").strip() == fingerprint:
+        return
+    echo(f"building {what}: {pdf}")
+    command = [sys.executable, "-m", "duocthu_cli", "corpus", *corpus_args, "--out", str(pdf)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not pdf.is_file():
+        detail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise SampleCorpusError(f"cannot build {what} ({' '.join(command[3:])}): " + " | ".join(detail))
+    stamp.write_text(fingerprint, encoding="ascii")
+
+
 def prepare_sample_pdf(var_dir: Path, echo: Echo = print) -> SamplePdf:
     """Build ``var/sample-formulary.pdf`` with ``duocthu corpus build-pdf`` unless it is up to date."""
-    var_dir.mkdir(parents=True, exist_ok=True)
     pdf = var_dir / SAMPLE_PDF
-    stamp = var_dir / f"{SAMPLE_PDF}.source-sha256"
-    fingerprint = corpus_fingerprint()
-    if not (pdf.is_file() and stamp.is_file() and stamp.read_text(encoding="ascii").strip() == fingerprint):
-        echo(f"building the sample formulary PDF: {pdf}")
-        command = [sys.executable, "-m", "duocthu_cli", "corpus", "build-pdf", "--out", str(pdf)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0 or not pdf.is_file():
-            detail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            raise SampleCorpusError(f"cannot build the sample formulary PDF ({' '.join(command[3:])}): "
-                                    + " | ".join(detail))
-        stamp.write_text(fingerprint, encoding="ascii")
-    return SamplePdf(pdf.resolve(), file_sha256(pdf), _transcriptions_next_to(pdf))
+    build_pdf_if_stale(pdf, "the sample formulary PDF", ["build-pdf"], echo)
+    return SamplePdf(pdf.resolve(), file_sha256(pdf), transcriptions_next_to(pdf))
 
 
 async def ensure_indexed(settings: RuntimeSettings, sample: SamplePdf, *, timeout_s: float, echo: Echo = print) -> str:
