@@ -54,8 +54,6 @@ from duocthu_retrieval.domain.points import (
     DENSE_VECTOR,
     INTEGER_INDEXES,
     KEYWORD_INDEXES,
-    QUARANTINE_FIELD,
-    QUARANTINED,
     SEARCH_TEXT_FIELD,
     SEARCH_TEXT_FOLDED_FIELD,
     SPARSE_FOLDED_VECTOR,
@@ -63,6 +61,7 @@ from duocthu_retrieval.domain.points import (
     TEXT_INDEXES,
     chunk_from_payload,
     chunk_payload,
+    payload_conditions,
     point_id,
     query_sparse,
     search_text,
@@ -425,22 +424,9 @@ def _sparse(vector: SparseVec) -> qe.SparseVector:
 
 def to_filter(flt: SearchFilter, extra: Sequence[Any] = ()) -> qe.Filter | None:
     """The route's payload conditions as an Edge filter (``None``: every point)."""
-    must: list[Any] = list(extra)
-    must_not: list[Any] = []
-
-    def any_of(key: str, values: Sequence[str]) -> None:
-        if values:
-            must.append(qe.FieldCondition(key=key, match=qe.MatchAny(any=[str(v) for v in values])))
-
-    any_of("drug_id", flt.drug_ids)
-    any_of("section_key", flt.section_keys)
-    any_of("chunk_kind", flt.chunk_kinds)
-    any_of("atc_codes", flt.atc_codes)
-    if flt.exclude_section_keys:
-        must_not.append(qe.FieldCondition(key="section_key",
-                                          match=qe.MatchAny(any=[str(k) for k in flt.exclude_section_keys])))
-    if flt.exclude_quarantined:
-        must_not.append(qe.FieldCondition(key=QUARANTINE_FIELD, match=qe.MatchValue(value=QUARANTINED)))
+    wanted, unwanted = payload_conditions(flt)
+    must: list[Any] = [*extra, *(qe.FieldCondition(key=k, match=qe.MatchAny(any=v)) for k, v in wanted)]
+    must_not: list[Any] = [qe.FieldCondition(key=k, match=qe.MatchAny(any=v)) for k, v in unwanted]
     if not must and not must_not:
         return None
     return qe.Filter(must=must or None, must_not=must_not or None)

@@ -41,8 +41,6 @@ from duocthu_retrieval.domain.points import (
     DENSE_VECTOR,
     INTEGER_INDEXES,
     KEYWORD_INDEXES,
-    QUARANTINE_FIELD,
-    QUARANTINED,
     SEARCH_TEXT_FIELD,
     SEARCH_TEXT_FOLDED_FIELD,
     SPARSE_FOLDED_VECTOR,
@@ -50,6 +48,7 @@ from duocthu_retrieval.domain.points import (
     TEXT_INDEXES,
     chunk_from_payload,
     chunk_payload,
+    payload_conditions,
     point_id,
     query_sparse,
     search_text,
@@ -378,22 +377,9 @@ class QdrantIndex:
 
 
 def to_filter(flt: SearchFilter) -> qm.Filter | None:
-    must: list[Any] = []
-    must_not: list[Any] = []
-
-    def any_of(key: str, values: Sequence[str]) -> None:
-        if values:
-            must.append(qm.FieldCondition(key=key, match=qm.MatchAny(any=[str(v) for v in values])))
-
-    any_of("drug_id", flt.drug_ids)
-    any_of("section_key", flt.section_keys)
-    any_of("chunk_kind", flt.chunk_kinds)
-    any_of("atc_codes", flt.atc_codes)
-    if flt.exclude_section_keys:
-        must_not.append(qm.FieldCondition(key="section_key",
-                                          match=qm.MatchAny(any=[str(k) for k in flt.exclude_section_keys])))
-    if flt.exclude_quarantined:
-        must_not.append(qm.FieldCondition(key=QUARANTINE_FIELD, match=qm.MatchValue(value=QUARANTINED)))
+    wanted, unwanted = payload_conditions(flt)
+    must: list[Any] = [qm.FieldCondition(key=k, match=qm.MatchAny(any=v)) for k, v in wanted]
+    must_not: list[Any] = [qm.FieldCondition(key=k, match=qm.MatchAny(any=v)) for k, v in unwanted]
     if not must and not must_not:
         return None
     return qm.Filter(must=must or None, must_not=must_not or None)

@@ -14,6 +14,7 @@ import uuid
 from typing import Any
 
 from duocthu_contracts.corpus import ChunkRecord, SparseVector
+from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_text.sparse import is_folded
 from duocthu_text.vietnamese import casefold_keep_marks, fold, normalize_whitespace
 
@@ -83,3 +84,18 @@ def query_sparse(vector: SparseVector) -> tuple[str, SparseVector]:
     if exact:
         return SPARSE_VECTOR, SparseVector(indices=[i for i, _ in exact], values=[v for _, v in exact])
     return SPARSE_FOLDED_VECTOR, vector
+
+
+def payload_conditions(flt: SearchFilter) -> tuple[list[tuple[str, list[str]]], list[tuple[str, list[str]]]]:
+    """A route's filter as (must, must_not) lists of "the payload field holds one of these values".
+
+    Both index adapters translate these into their engine's conditions, so a route filters the same way
+    on Qdrant Edge and on a Qdrant server.
+    """
+    must = [(key, [str(v) for v in values]) for key, values in (
+        ("drug_id", flt.drug_ids), ("section_key", flt.section_keys), ("chunk_kind", flt.chunk_kinds),
+        ("atc_codes", flt.atc_codes)) if values]
+    must_not = [("section_key", [str(k) for k in flt.exclude_section_keys])] if flt.exclude_section_keys else []
+    if flt.exclude_quarantined:
+        must_not.append((QUARANTINE_FIELD, [QUARANTINED]))
+    return must, must_not
