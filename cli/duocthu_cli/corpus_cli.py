@@ -54,16 +54,15 @@ def synth(
 
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
-    with JobProgress("corpus synth", 3, unit="steps") as progress:
-        progress.update(0, what="monographs")
+    with JobProgress("corpus synth", monographs, unit="monographs") as progress:
+        progress.update(0, what="writing monographs")
         monos = synthetic_monographs(monographs, seed)
-        progress.update(1, what="typesetting")
         book = build_book(out, monos, reversed_pages=tuple(range(5, 10_000, 97)), pua={PUA_CHAR: "ư"},
                           pua_drugs=[m.drug_id for m in monos[::50]], front_matter=True,
-                          outlined=[(m.drug_id, "than_trong") for m in monos[::40]])
-        progress.update(2, what="sidecar and ground truth")
+                          outlined=[(m.drug_id, "than_trong") for m in monos[::40]],
+                          progress=lambda done, of: progress.update(done, of, what="typesetting"))
+        progress.update(len(monos), what="sidecar and ground truth")
         write_companions(book)
-        progress.update(3)
     with pymupdf.open(book.path) as doc:
         _report(out, doc.page_count, len(monos), started)
 

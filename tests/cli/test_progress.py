@@ -81,3 +81,38 @@ def test_a_long_command_in_a_terminal_draws_counts_and_eta(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert "3/3" in done.stdout and "runs" in done.stdout and "ETA" in done.stdout  # the drawn bar
     assert _plain(done.stdout).splitlines()[-2].startswith("bench ingest: 3/3 runs in ")  # then the summary
+
+
+def _in_a_terminal(*args: str) -> str:
+    """What ``duocthu args`` prints to a terminal (rich's TTY_COMPATIBLE switch), after it succeeds."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "duocthu_cli", *args], env={**os.environ, "TTY_COMPATIBLE": "1"},
+                          capture_output=True, text=True, check=False, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_corpus_synth_counts_monographs_as_it_typesets(tmp_path: Path) -> None:
+    drawn = _in_a_terminal("corpus", "synth", "--monographs", "4", "--out", str(tmp_path / "synth.pdf"))
+    assert "typesetting" in drawn and "4/4" in drawn and "ETA" in drawn  # a bar per monograph, not per step
+    assert any(line.startswith("corpus synth: 4/4 monographs in ") for line in _plain(drawn).splitlines())
+
+
+def test_eval_parse_counts_the_pages_it_reads(tmp_path: Path) -> None:
+    from duocthu_corpus.typeset.book import build_book, write_companions
+    from duocthu_corpus.typeset.synth import synthetic_monographs
+
+    book = build_book(tmp_path / "small.pdf", synthetic_monographs(3, seed=1))
+    write_companions(book)
+    import pymupdf
+
+    with pymupdf.open(book.path) as doc:
+        pages = doc.page_count
+    drawn = _in_a_terminal("eval", "parse", "--pdf", str(book.path), "--no-baseline",
+                           "--truth", str(book.path.with_name("small.ground-truth.json")),
+                           "--out", str(tmp_path / "parse.json"))
+    assert f"/{pages}" in drawn and "pages" in drawn and "ETA" in drawn
+    assert any(line.startswith(f"eval parse: {pages}/{pages} pages in ") for line in _plain(drawn).splitlines())

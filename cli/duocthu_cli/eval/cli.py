@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -87,39 +88,56 @@ def parse(
     baseline: Annotated[bool, typer.Option(help="also score pymupdf4llm split on the same headings")] = True,
 ) -> None:
     """Ingest round trip: every section exact vs the typesetter's ground truth, side by side with pymupdf4llm."""
-    from duocthu_corpus.monograph import load_all
-    from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
-    from duocthu_corpus.typeset.synth import synthetic_monographs
+    import pymupdf
 
-    work = out.parent / "eval"
-    work.mkdir(parents=True, exist_ok=True)
-    books: list[tuple[str, Path]] = []
-    if pdf is None:
-        books.append(("sample", build_sample(work / "sample-formulary.pdf", load_all()).path))
-    else:
-        books.append(("given", pdf))
-    if synthetic:
-        book = build_book(work / "synthetic.pdf", synthetic_monographs(synthetic, seed=1), front_matter=True)
-        write_companions(book)
-        books.append(("synthetic", book.path))
+    books = _eval_books(out.parent / "eval", pdf, synthetic, given="given")
+    pages = []
+    for _, path in books:
+        with pymupdf.open(path) as doc:
+            pages.append(doc.page_count)
     reports: dict[str, object] = {}
-    with JobProgress("eval parse", len(books), unit="books") as progress:
-        lines = [_parse_book(name, path, truth, baseline, reports) for name, path in progress.track(books)]
+    lines = []
+    with JobProgress("eval parse", sum(pages), unit="pages") as progress:
+        for (name, path), before in zip(books, (sum(pages[:n]) for n in range(len(pages))), strict=True):
+            def read(page: int, _of: int, name: str = name, before: int = before) -> None:
+                progress.update(before + page, what=name)
+            lines.append(_parse_book(name, path, truth, baseline, reports, progress=read))
+            progress.update(before + pages[len(lines) - 1], what=name)  # the baseline and scoring are done too
     for line in lines:
         typer.echo(line)
     out.write_text(json.dumps(reports, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     typer.echo(f"report: {out}")
 
 
-def _parse_book(name: str, path: Path, truth: Path | None, baseline: bool, reports: dict[str, object]) -> str:
-    """Score one book's ingest round trip into ``reports``; the line that sums it up."""
+def _eval_books(work: Path, pdf: Path | None, synthetic: int, *, given: str) -> list[tuple[str, Path]]:
+    """The books an eval reads: ``pdf`` (named ``given``) or the sample built afresh, and a synthetic book of
+    ``synthetic`` monographs (seed 1) when asked, typeset with a progress bar (a full-size one takes minutes)."""
+    from duocthu_corpus.monograph import load_all
+    from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
+    from duocthu_corpus.typeset.synth import synthetic_monographs
+
+    work.mkdir(parents=True, exist_ok=True)
+    books = [(given, pdf) if pdf is not None else ("sample", build_sample(work / "sample-formulary.pdf",
+                                                                           load_all()).path)]
+    if synthetic:
+        with JobProgress("typesetting the synthetic book", synthetic, unit="monographs") as progress:
+            book = build_book(work / "synthetic.pdf", synthetic_monographs(synthetic, seed=1), front_matter=True,
+                              progress=progress.update)
+            write_companions(book)
+        books.append(("synthetic", book.path))
+    return books
+
+
+def _parse_book(name: str, path: Path, truth: Path | None, baseline: bool, reports: dict[str, object], *,
+                progress: Callable[[int, int], None]) -> str:
+    """Score one book's ingest round trip into ``reports`` (``progress`` gets pages read); the line that sums it up."""
     from duocthu_cli.eval.parse import parse_report
 
     truth_path = truth if (truth is not None and name == "given") else path.with_name(
         f"{path.stem}.ground-truth.json")
     sidecar = path.with_name(f"{path.stem}.transcriptions.json")
     report = parse_report(path, truth_path, transcriptions=sidecar if sidecar.is_file() else None,
-                          baseline=baseline)
+                          baseline=baseline, progress=progress)
     reports[name] = report
     ours = report["duocthu"]
     assert isinstance(ours, dict)
@@ -141,17 +159,8 @@ def tables(
 ) -> None:
     """Tables found / agreed / released by the two extractors, cells vs ground truth, clearance questions."""
     from duocthu_cli.eval.tables import line, tables_report
-    from duocthu_corpus.monograph import load_all
-    from duocthu_corpus.typeset.book import build_book, build_sample, write_companions
-    from duocthu_corpus.typeset.synth import synthetic_monographs
 
-    work = out.parent / "eval"
-    work.mkdir(parents=True, exist_ok=True)
-    books = [("sample", pdf or build_sample(work / "sample-formulary.pdf", load_all()).path)]
-    if synthetic:
-        book = build_book(work / "synthetic.pdf", synthetic_monographs(synthetic, seed=1), front_matter=True)
-        write_companions(book)
-        books.append(("synthetic", book.path))
+    books = _eval_books(out.parent / "eval", pdf, synthetic, given="sample")
     reports: dict[str, object] = {}
     wrong = 0
     for name, path in books:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,12 +173,13 @@ def monograph_scores(result: IngestResult, truth: Sequence[TruthMonograph]) -> d
 
 
 def parse_report(pdf: Path, truth_path: Path, *, transcriptions: Path | None = None,
-                 config: IngestConfig | None = None, baseline: bool = True) -> dict[str, object]:
+                 config: IngestConfig | None = None, baseline: bool = True,
+                 progress: Callable[[int, int], None] | None = None) -> dict[str, object]:
     """Our parse vs the ground truth, and (optionally) pymupdf4llm split on the same headings, in one run."""
     config = config or IngestConfig()
     truth = load_ground_truth(truth_path)
     t0 = time.perf_counter()
-    result = run_ingest(IngestRequest(pdf=pdf, transcriptions=transcriptions, config=config))
+    result = run_ingest(IngestRequest(pdf=pdf, transcriptions=transcriptions, config=config), progress)
     ours_s = time.perf_counter() - t0
     report: dict[str, object] = {
         "pdf": str(pdf), "pages": result.page_count,

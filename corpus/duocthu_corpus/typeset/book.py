@@ -10,7 +10,7 @@ ingest worker never reads it.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,9 +88,11 @@ def _table_truth(section: str, caption: str, page: int, grid: TableLayout) -> di
 def build_book(path: Path, monos: Sequence[Monograph], *, folio_offset: int = 96,
                reversed_pages: Sequence[int] = (3,), pua: dict[str, str] | None = None,
                pua_drugs: Sequence[str] | None = None, with_index: bool = True, front_matter: bool = False,
-               outlined: Sequence[tuple[str, str]] = ()) -> Book:
+               outlined: Sequence[tuple[str, str]] = (),
+               progress: Callable[[int, int], None] | None = None) -> Book:
     """Typeset ``monos``; ``pua`` (private-use char → what it stands for) applies to ``pua_drugs`` (all if None);
-    ``outlined``: (drug_id, section key) headings drawn as vector outlines."""
+    ``outlined``: (drug_id, section key) headings drawn as vector outlines; ``progress`` gets (monographs typeset,
+    of) after each one, since a full-size book takes minutes."""
     doc = pymupdf.open()
     writer = Writer(doc, folio_offset, set(reversed_pages))
     writer.header = "DƯỢC THƯ MẪU"
@@ -136,6 +138,8 @@ def build_book(path: Path, monos: Sequence[Monograph], *, folio_offset: int = 96
         assert writer.page is not None
         exp.physical_pages.append(int(writer.page.number))
         expected.append(exp)
+        if progress is not None:
+            progress(n + 1, len(monos))
     if with_index:
         writer.new_page()
         writer.flush()
