@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 QUESTION = "Chống chỉ định của metformin là gì?"
@@ -52,6 +53,17 @@ def _answered(clone: Path, port: int) -> bool:
     return bool(json.loads(done.stdout).get("decision") == "answerable")
 
 
+def _wait_until(done: Callable[[], bool], process: subprocess.Popen[bytes], timeout_s: float, what: str,
+                every_s: float) -> float:
+    """Seconds until ``done()``; exits naming ``what`` if ``make run`` dies or the time runs out first."""
+    began = time.monotonic()
+    while not done():
+        if process.poll() is not None or time.monotonic() - began > timeout_s:
+            raise SystemExit(what)
+        time.sleep(every_s)
+    return time.monotonic() - began
+
+
 def one_run(repo: Path, port: int, timeout_s: float) -> dict[str, float]:
     work = Path(tempfile.mkdtemp(prefix="duocthu-first-run-"))
     clone = work / "duocthu"
@@ -62,22 +74,15 @@ def one_run(repo: Path, port: int, timeout_s: float) -> dict[str, float]:
     installed = time.monotonic() - began
     process = _start_run(clone, port, log)
     try:
-        while not _answered(clone, port):
-            if process.poll() is not None or time.monotonic() - began > timeout_s:
-                raise SystemExit(f"no answer; see {log}")
-            time.sleep(1.0)
-        first_answer = time.monotonic() - began
+        first_answer = installed + _wait_until(lambda: _answered(clone, port), process, timeout_s,
+                                               f"no answer; see {log}", every_s=1.0)
     finally:
         _stop(process)
-    restarted = time.monotonic()
     offset = log.stat().st_size
     process = _start_run(clone, port, log)
     try:
-        while b"duocthu is ready" not in log.read_bytes()[offset:]:
-            if process.poll() is not None or time.monotonic() - restarted > timeout_s:
-                raise SystemExit(f"second start not ready; see {log}")
-            time.sleep(0.2)
-        second_ready = time.monotonic() - restarted
+        second_ready = _wait_until(lambda: b"duocthu is ready" in log.read_bytes()[offset:], process, timeout_s,
+                                   f"second start not ready; see {log}", every_s=0.2)
     finally:
         _stop(process)
     return {"install_s": installed, "first_answer_s": first_answer, "second_ready_s": second_ready}
