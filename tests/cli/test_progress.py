@@ -101,18 +101,23 @@ def test_corpus_synth_counts_monographs_as_it_typesets(tmp_path: Path) -> None:
     assert any(line.startswith("corpus synth: 4/4 monographs in ") for line in _plain(drawn).splitlines())
 
 
-def test_eval_parse_counts_the_pages_it_reads(tmp_path: Path) -> None:
+def _small_book(tmp_path: Path) -> tuple[Path, int]:
+    """A three-monograph synthetic book with its ground truth and sidecar; its page count."""
+    import pymupdf
+
     from duocthu_corpus.typeset.book import build_book, write_companions
     from duocthu_corpus.typeset.synth import synthetic_monographs
 
     book = build_book(tmp_path / "small.pdf", synthetic_monographs(3, seed=1))
     write_companions(book)
-    import pymupdf
-
     with pymupdf.open(book.path) as doc:
-        pages = doc.page_count
-    drawn = _in_a_terminal("eval", "parse", "--pdf", str(book.path), "--no-baseline",
-                           "--truth", str(book.path.with_name("small.ground-truth.json")),
-                           "--out", str(tmp_path / "parse.json"))
+        return book.path, doc.page_count
+
+
+@pytest.mark.parametrize("command", [["parse", "--no-baseline"], ["tables"]])
+def test_eval_parse_and_tables_count_the_pages_they_read(tmp_path: Path, command: list[str]) -> None:
+    pdf, pages = _small_book(tmp_path)
+    drawn = _in_a_terminal("eval", *command, "--pdf", str(pdf), "--out", str(tmp_path / "report.json"))
     assert f"/{pages}" in drawn and "pages" in drawn and "ETA" in drawn
-    assert any(line.startswith(f"eval parse: {pages}/{pages} pages in ") for line in _plain(drawn).splitlines())
+    label = f"eval {command[0]}"
+    assert any(line.startswith(f"{label}: {pages}/{pages} pages in ") for line in _plain(drawn).splitlines())

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from duocthu_cli.eval.answers import run_battery, summarize
 from duocthu_cli.eval.cases import focus_cases_path, load_cases
 from duocthu_runtime.progress import JobProgress
+
+T = TypeVar("T")
 
 app = typer.Typer(no_args_is_help=True, help="Evaluation batteries (deterministic checkers, no LLM grading).")
 
@@ -88,25 +90,36 @@ def parse(
     baseline: Annotated[bool, typer.Option(help="also score pymupdf4llm split on the same headings")] = True,
 ) -> None:
     """Ingest round trip: every section exact vs the typesetter's ground truth, side by side with pymupdf4llm."""
-    import pymupdf
-
     books = _eval_books(out.parent / "eval", pdf, synthetic, given="given")
-    pages = []
-    for _, path in books:
-        with pymupdf.open(path) as doc:
-            pages.append(doc.page_count)
     reports: dict[str, object] = {}
-    lines = []
-    with JobProgress("eval parse", sum(pages), unit="pages") as progress:
-        for (name, path), before in zip(books, (sum(pages[:n]) for n in range(len(pages))), strict=True):
-            def read(page: int, _of: int, name: str = name, before: int = before) -> None:
-                progress.update(before + page, what=name)
-            lines.append(_parse_book(name, path, truth, baseline, reports, progress=read))
-            progress.update(before + pages[len(lines) - 1], what=name)  # the baseline and scoring are done too
+    lines = _page_by_page("eval parse", books, lambda name, path, progress: _parse_book(
+        name, path, truth, baseline, reports, progress=progress))
     for line in lines:
         typer.echo(line)
     out.write_text(json.dumps(reports, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     typer.echo(f"report: {out}")
+
+
+def _page_by_page(label: str, books: list[tuple[str, Path]],
+                  read: Callable[[str, Path, Callable[[int, int], None]], T]) -> list[T]:
+    """``read`` each book (name, path, a (page, pages) callback) under one bar counting pages across them all:
+    the sample takes seconds, a full-size book minutes."""
+    import pymupdf
+
+    pages = []
+    for _, path in books:
+        with pymupdf.open(path) as doc:
+            pages.append(doc.page_count)
+    done: list[T] = []
+    with JobProgress(label, sum(pages), unit="pages") as progress:
+        before = 0
+        for (name, path), count in zip(books, pages, strict=True):
+            def at(page: int, _of: int, name: str = name, before: int = before) -> None:
+                progress.update(before + page, what=name)
+            done.append(read(name, path, at))
+            before += count
+            progress.update(before, what=name)  # scoring after the last page is done too
+    return done
 
 
 def _eval_books(work: Path, pdf: Path | None, synthetic: int, *, given: str) -> list[tuple[str, Path]]:
@@ -158,15 +171,17 @@ def tables(
     out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-tables.json"),
 ) -> None:
     """Tables found / agreed / released by the two extractors, cells vs ground truth, clearance questions."""
-    from duocthu_cli.eval.tables import line, tables_report
+    from duocthu_cli.eval.tables import TableFigures, line, tables_report
 
     books = _eval_books(out.parent / "eval", pdf, synthetic, given="sample")
+    def read(name: str, path: Path, progress: Callable[[int, int], None]) -> TableFigures:
+        sidecar = path.with_name(f"{path.stem}.transcriptions.json")
+        return tables_report(path, path.with_name(f"{path.stem}.ground-truth.json"),
+                             sidecar if sidecar.is_file() else None, progress=progress)
+
     reports: dict[str, object] = {}
     wrong = 0
-    for name, path in books:
-        sidecar = path.with_name(f"{path.stem}.transcriptions.json")
-        figures = tables_report(path, path.with_name(f"{path.stem}.ground-truth.json"),
-                                sidecar if sidecar.is_file() else None)
+    for (name, _), figures in zip(books, _page_by_page("eval tables", books, read), strict=True):
         reports[name] = figures.as_dict()
         wrong += figures.wrong_cells_released
         typer.echo(line(name, figures))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,9 +155,10 @@ def _questions(figures: TableFigures, result: IngestResult, block: QuarantineBlo
         figures.row_selected += sum(1 for b in bands if b is not None and b.contains(value)) == 1
 
 
-def tables_report(pdf: Path, truth_path: Path, transcriptions: Path | None) -> TableFigures:
+def tables_report(pdf: Path, truth_path: Path, transcriptions: Path | None, *,
+                  progress: Callable[[int, int], None] | None = None) -> TableFigures:
     t0 = time.perf_counter()
-    result = run_ingest(IngestRequest(pdf=pdf, transcriptions=transcriptions, residual_ink=False))
+    result = run_ingest(IngestRequest(pdf=pdf, transcriptions=transcriptions, residual_ink=False), progress)
     figures = score(result, json.loads(truth_path.read_text(encoding="utf-8")))
     figures.seconds = round(time.perf_counter() - t0, 1)
     return figures
