@@ -83,10 +83,14 @@ def up(  # noqa: PLR0917 - typer options
                   replicas={name: replicas for name in SERVICES
                             if name != "gateway" and (name != "retrieval" or os.environ.get("QDRANT_URL"))})
     stopping = False
+    starting = True
 
     def _stop(signum: int, _frame: FrameType | None) -> None:
         nonlocal stopping
         stopping = True
+        if starting:
+            # start-up blocks for minutes (readiness, a first index): interrupt it; the finally stops every child
+            raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
@@ -110,13 +114,18 @@ def up(  # noqa: PLR0917 - typer options
         stack.start(ready_timeout_s=ready_timeout, bootstrap=bootstrap,
                     ready_path="/readyz" if sample_corpus else "/healthz")
         typer.echo(f"duocthu is ready: {stack.url}  (logs in {var_dir / 'logs'}; Ctrl-C to stop)")
+        starting = False
         while not stopping:
             stack.supervise_once()  # logs every crash and restart itself
             time.sleep(0.5)
     except (StackError, SampleCorpusError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
+    except KeyboardInterrupt:
+        typer.echo("stopped while starting", err=True)
+        raise typer.Exit(130) from None
     finally:
+        starting = False  # a second signal must not interrupt the stop below
         typer.echo("stopping duocthu …")
         stack.stop()
 
