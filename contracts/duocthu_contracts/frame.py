@@ -56,6 +56,17 @@ class LabValue(Frozen):
     unit: str | None = None
 
 
+class PrintedBand(Frozen):
+    """A band of a released table the user chose (a quick reply such as "eGFR (ml/phút/1,73 m²) 30 – 44").
+
+    Kept as printed, header and key cell apart: it selects that table row and is
+    never read back as a single value (30 or 44 is not the patient's eGFR).
+    """
+
+    header: str = Field(description="the table's key header as printed, e.g. 'Cân nặng (kg)'")
+    band: str = Field(description="the row's key cell as printed, e.g. '30 – 44', '< 30'")
+
+
 class PatientContext(Frozen):
     age_years: float | None = Field(default=None, ge=0, le=130)
     age_text: str | None = None
@@ -77,6 +88,7 @@ class PatientContext(Frozen):
     liver_labs: list[LabValue] = Field(default_factory=list)
     other_labs: list[LabValue] = Field(default_factory=list)
     prior_treatments: list[str] = Field(default_factory=list)
+    band: PrintedBand | None = Field(default=None, description="a table band picked from a quick reply")
 
 
 class QueryFrame(Frozen):

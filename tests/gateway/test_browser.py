@@ -15,6 +15,7 @@ import pytest
 
 from duocthu_cli.stack import Stack
 from tests.fixtures.corpus import SamplePdf
+from tests.fixtures.index import IndexCorpus, seed_stack
 from tests.fixtures.stack import StackFactory
 
 pytestmark = pytest.mark.e2e
@@ -84,3 +85,68 @@ def test_ask_cite_crop_clarify_browse_feedback(page: tuple[object, Stack, Path])
     for name in ("answer", "evidence", "verify_pdf", "monograph"):
         assert (shots / f"{name}.png").stat().st_size > 10_000
     assert httpx.get(f"{stack.url}/healthz", timeout=5).status_code == 200
+
+
+@pytest.fixture
+def table_page(stack_factory: StackFactory, table_corpus: IndexCorpus, sample_pdf: SamplePdf,
+               tmp_path: Path) -> Iterator[tuple[object, Stack, Path]]:
+    """The page against a stack whose index is the sample PDF's own ingest: released table rows and their crops."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/install-system-deps.sh installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    stack = stack_factory(env={"SOURCE_PDF": str(sample_pdf.book.path)}, seed_index=False, start=False)
+    stack.start(ready_timeout_s=120, bootstrap=seed_stack(table_corpus, release_id="rel-browser-tables"))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.goto(stack.url + "/")
+        yield tab, stack, tmp_path
+        browser.close()
+
+
+@pytest.mark.browser
+def test_a_cited_table_row_is_an_html_table_with_the_row_highlighted_and_the_crop_beside(
+        table_page: tuple[object, Stack, Path]) -> None:
+    """Issue 19: ask for a renal dose, click the eGFR band offered, see the verified row as a table beside its crop."""
+    from playwright.sync_api import Page, expect
+
+    tab, _, shots = table_page
+    assert isinstance(tab, Page)
+    tab.fill("#query", "Liều metformin cho người suy thận?")
+    tab.click("#ask")
+    band = tab.locator(".quick-replies button", has_text="30 – 44")
+    expect(band).to_be_visible(timeout=30_000)
+    expect(tab.locator("#result")).to_contain_text("eGFR (ml/phút/1,73 m²) của người bệnh ở mức nào?")
+    band.click()
+
+    table = tab.locator(".table-with-crop table.verified-table")
+    expect(table).to_be_visible(timeout=30_000)
+    expect(table.locator("caption")).to_contain_text("Bảng 1. Liều metformin theo mức lọc cầu thận")
+    headers = table.locator("thead th").all_inner_texts()
+    assert headers[0] == "eGFR (ml/phút/1,73 m²)" and any("Liều tối đa mỗi ngày" in h for h in headers), headers
+    matched = table.locator("tbody tr.matched")
+    expect(matched).to_have_count(1)
+    cells = matched.locator("td").all_inner_texts()
+    assert cells[0] == "30 – 44" and "1.000 mg" in cells, cells
+    # a cell spanning two columns ("Chống chỉ định" under both doses) spans them, so "–" stays under its own column
+    last = table.locator("tbody tr").last
+    assert last.locator("td").all_inner_texts()[:2] == ["< 30", "Chống chỉ định"]
+    assert last.locator("td").nth(1).get_attribute("colspan") == "2"
+    assert tab.evaluate("[...document.querySelectorAll('.verified-table tbody tr')].every("
+                        "r => [...r.cells].reduce((n, c) => n + c.colSpan, 0) === "
+                        "document.querySelectorAll('.verified-table thead th').length)")
+    # the highlight is drawn (not only a class name)
+    assert tab.evaluate("getComputedStyle(document.querySelector('tr.matched td')).backgroundColor") \
+        != tab.evaluate("getComputedStyle(document.querySelector('.verified-table caption')).backgroundColor")
+    # the page crop sits beside the table, in the same box, to its right, and decodes
+    crop = tab.locator(".table-with-crop img").first
+    expect(crop).to_be_visible()
+    tab.wait_for_function("document.querySelector('.table-with-crop img').complete")
+    assert tab.evaluate("document.querySelector('.table-with-crop img').naturalWidth") > 50
+    table_box, crop_box = table.bounding_box(), crop.bounding_box()
+    assert table_box is not None and crop_box is not None
+    assert crop_box["x"] >= table_box["x"] + table_box["width"] - 1
+    assert crop_box["y"] < table_box["y"] + table_box["height"]  # side by side, not below
+    tab.screenshot(path=str(shots / "verified_table.png"))
+    assert (shots / "verified_table.png").stat().st_size > 10_000

@@ -64,6 +64,33 @@ function tableRow(text) {
   return {caption: m[1], cells};
 }
 
+// A cell spanning columns is labelled by their common header path and their leaves, as the ingest worker prints it
+// ("Metformin hydroclorid › Liều khởi đầu, Liều tối đa mỗi ngày"): the label of columns[from..to].
+function spanLabel(columns) {
+  const paths = columns.map((c) => c.split(" › "));
+  const common = [];
+  for (let i = 0; paths.every((p) => i < p.length) && paths.every((p) => p[i] === paths[0][i]); i++) common.push(paths[0][i]);
+  const leaves = [...new Set(paths.map((p) => p.slice(common.length).join(" › ")).filter((x) => x))];
+  return (leaves.length ? [...common, leaves.join(", ")] : common).join(" › ");
+}
+
+// A row's cells under their columns: a spanned cell gets the colspan of the columns its label covers.
+function spannedCells(cells, columns) {
+  const out = [];
+  let k = 0;
+  for (const [label, value] of cells) {
+    let span = 1;
+    if (columns[k] !== label) {
+      for (let j = k + 1; j < columns.length; j++) {
+        if (spanLabel(columns.slice(k, j + 1)) === label) { span = j - k + 1; break; }
+      }
+    }
+    out.push(el("td", span > 1 ? {colspan: String(span)} : {}, value));
+    k += span;
+  }
+  return out;
+}
+
 // Verified table rows the answer cites, as an HTML table per caption; the rows the claims quote are highlighted.
 function renderTables(body, out) {
   const quoted = new Set(body.claims.flatMap((c) => c.citations));
@@ -77,11 +104,13 @@ function renderTables(body, out) {
     for (const region of c.regions) if (region.crop_url && !t.crops.includes(region.crop_url)) t.crops.push(region.crop_url);
   }
   for (const [caption, t] of tables) {
-    const heads = t.rows[0].row.cells.map(([label]) => el("th", {}, label));
+    // the columns: a row with no spanned cell has one label per column
+    const columns = t.rows.reduce((a, r) => (r.row.cells.length > a.length ? r.row.cells.map(([l]) => l) : a), []);
+    const heads = columns.map((label) => el("th", {}, label));
     const table = el("table", {class: "verified-table"}, el("caption", {}, caption), el("thead", {}, el("tr", {}, ...heads)));
     const tbody = el("tbody");
     for (const r of t.rows) {
-      const tr = el("tr", {class: r.matched ? "matched" : ""}, ...r.row.cells.map(([, value]) => el("td", {}, value)));
+      const tr = el("tr", {class: r.matched ? "matched" : ""}, ...spannedCells(r.row.cells, columns));
       tr.lastChild.append(chip(body.citations, r.index));
       tbody.append(tr);
     }

@@ -16,7 +16,7 @@ from duocthu_contracts.evidence import Evidence
 from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.messages import EvidenceRetrievedPayload
 from duocthu_generation import metrics
-from duocthu_generation.domain import extractive
+from duocthu_generation.domain import dosage, extractive
 from duocthu_generation.domain.plan import make_plan
 from duocthu_generation.domain.writer_input import WriterInput
 from duocthu_generation.errors import MalformedDraft
@@ -80,7 +80,8 @@ class Drafting:
             return _abstain(Reason.PROVIDER_UNAVAILABLE, f"{type(exc).__name__}: {exc}")
         metrics.DRAFTS.labels(draft.provider, "drafted" if draft.claims else "no_claims").inc()
         if draft.clarifying_question:
-            reason = Reason.GENERATOR_CLARIFY if draft.generated else Reason.POPULATION_REQUIRED
+            reason = Reason.GENERATOR_CLARIFY if draft.generated else Reason.PATIENT_INFO_REQUIRED \
+                if dosage.asks_for_band(draft.clarifying_question) else Reason.POPULATION_REQUIRED
             # the frame remembers the open question, so the reply ("Người lớn") continues this turn's question
             frame = retrieved.frame.model_copy(update={
                 "needs_clarify": True, "clarify_reason": reason.value, "quick_replies": draft.quick_replies[:4]})

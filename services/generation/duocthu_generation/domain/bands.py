@@ -75,11 +75,13 @@ class Facts:
     breastfeeding: bool | None = None
     #: population words the user used ("nguoi lon", "tre em", "nguoi cao tuoi"), folded
     groups: frozenset[str] = frozenset()
+    #: a table band the user picked from a quick reply: (key header, key cell) as printed
+    band: tuple[str, str] | None = None
 
     @property
     def given(self) -> bool:
         return any(v is not None for v in (self.age_years, self.weight_kg, self.crcl, self.renal_impaired,
-                                           self.hepatic_impaired, self.pregnant, self.breastfeeding)) \
+                                           self.hepatic_impaired, self.pregnant, self.breastfeeding, self.band)) \
             or bool(self.groups)
 
 
@@ -232,7 +234,8 @@ def facts_of(frame: QueryFrame) -> Facts:
     return Facts(age_years=frame.age_years if frame.age_years is not None else ctx.age_years,
                  weight_kg=frame.weight_kg if frame.weight_kg is not None else ctx.weight_kg,
                  crcl=crcl, renal_impaired=renal, hepatic_impaired=hepatic,
-                 pregnant=ctx.pregnant, breastfeeding=ctx.breastfeeding, groups=frozenset(groups))
+                 pregnant=ctx.pregnant, breastfeeding=ctx.breastfeeding, groups=frozenset(groups),
+                 band=(ctx.band.header, ctx.band.band) if ctx.band is not None else None)
 
 
 def _all(verdicts: Iterable[Verdict]) -> Verdict:

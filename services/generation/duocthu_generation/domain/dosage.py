@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from duocthu_contracts.frame import QueryFrame
 from duocthu_generation.domain import bands
@@ -34,6 +35,8 @@ class Selection:
     known: bool = False
     #: The chosen lines are rows of a released table (both extractors agreed), picked by the patient's value.
     from_rows: bool = False
+    #: ``ask_with`` are a released table's bands, keyed on this header: ask for the value, not the population.
+    band_header: str | None = None
 
 
 def label_of(p: Paragraph) -> str | None:
@@ -63,59 +66,161 @@ def _dose_lines(paras: Sequence[Paragraph]) -> list[Paragraph]:
 #: Quick replies a draft may carry.
 MAX_REPLIES = 4
 #: A released table row (issue 19): "Bảng 1. … — <key header>: <key cell>; <header path>: <cell>; …".
-_ROW_RE = re.compile(r"^Bảng\s+\d+\b.*? — (?P<header>[^:;]+): (?P<key>[^;]+)")
+_ROW_RE = re.compile(r"^(?P<caption>Bảng\s+\d+\b.*?) — (?P<header>[^:;]+): (?P<key>[^;]+)")
+
+
+class KeyKind(StrEnum):
+    """What a released table's rows are keyed on (its first column's header)."""
+
+    RENAL = "renal"    # "Độ thanh thải creatinin (ml/phút)", "eGFR (ml/phút/1,73 m²)"
+    WEIGHT = "weight"  # "Cân nặng (kg)"
+    AGE = "age"        # "Tuổi (năm)", "Tuổi (tháng)"
+
+
+def key_kind(header: str) -> KeyKind | None:
+    folded = fold(header)
+    if bands.parse(header).renal_word:
+        return KeyKind.RENAL
+    if "can nang" in folded or re.search(r"\(kg\)", folded):
+        return KeyKind.WEIGHT
+    if re.search(r"\btuoi\b", folded):
+        return KeyKind.AGE
+    return None
+
+
+def _in_years(band: bands.Range, header: str) -> bands.Range:
+    """An age band in the unit its header prints (years unless "tháng", "tuần" or "ngày" is named)."""
+    unit = re.search(r"\b(thang|tuan|ngay)\b", fold(header))
+    per_year = {"thang": 12, "tuan": 52, "ngay": 365}[unit.group(1)] if unit else 1
+    return bands.Range(band.low / per_year, band.high / per_year, band.low_inclusive, band.high_inclusive)
+
+
+def _same(a: str, b: str) -> bool:
+    """Printed texts equal up to case, diacritics, spacing and the dash typed (a reply typed by hand)."""
+    def norm(text: str) -> str:
+        return re.sub(r"\s+", "", fold(text).replace("—", "-").replace("–", "-"))
+    return norm(a) == norm(b)
 
 
 @dataclass(frozen=True)
-class RenalRow:
-    """A table row keyed on renal function, with the band its key cell prints."""
+class KeyedRow:
+    """A released table row keyed on renal function, weight or age, with the band its key cell prints."""
 
     paragraph: Paragraph
+    caption: str
     header: str
     key: str
-    band: bands.Range
+    kind: KeyKind
+    band: bands.Range  # weight in kg, age in years, clearance in ml/min
 
     @property
     def reply(self) -> str:
-        """The band as printed, for a quick reply: "eGFR (ml/phút/1,73 m²) 45 – 59"."""
+        """The band as printed, for a quick reply: "eGFR (ml/phút/1,73 m²) 45 – 59", "Cân nặng (kg) 10 – 14,9"."""
         return f"{self.header} {self.key}"
 
+    def picked(self, band: tuple[str, str]) -> bool:
+        """Is this the row of a band the user picked (a quick reply), header and key cell as printed?"""
+        return _same(self.header, band[0]) and _same(self.key, band[1])
 
-def renal_rows(paras: Sequence[Paragraph]) -> list[RenalRow]:
-    """The rows of released tables keyed on clearance/eGFR whose key cell prints a numeric band."""
-    out: list[RenalRow] = []
+
+#: Kept for the callers of issue 19's first cut: the rows keyed on renal function.
+RenalRow = KeyedRow
+
+
+def keyed_rows(paras: Sequence[Paragraph]) -> list[KeyedRow]:
+    """The rows of released tables keyed on clearance/eGFR, weight or age whose key cell prints a numeric band."""
+    out: list[KeyedRow] = []
     for p in paras:
         m = _ROW_RE.match(p.text)
-        if m is None or not bands.parse(m["header"]).renal_word:
+        if m is None or (kind := key_kind(m["header"])) is None:
             continue
         band = bands.cell_band(m["key"])
-        if band is not None:
-            out.append(RenalRow(p, m["header"].strip(), m["key"].strip(), band))
+        if band is None:
+            continue
+        if kind is KeyKind.AGE:
+            band = _in_years(band, m["header"])
+        out.append(KeyedRow(p, m["caption"], m["header"].strip(), m["key"].strip(), kind, band))
     return out
+
+
+def renal_rows(paras: Sequence[Paragraph]) -> list[KeyedRow]:
+    """The rows of released tables keyed on clearance/eGFR whose key cell prints a numeric band."""
+    return [r for r in keyed_rows(paras) if r.kind is KeyKind.RENAL]
+
+
+#: The clarifying question that asks for the band a table is keyed on ends with this.
+_BAND_QUESTION_END = " của người bệnh ở mức nào?"
+
+
+def band_question(header: str) -> str:
+    """Asking for the value a table is keyed on, by its header as printed: "Cân nặng (kg) của người bệnh ở mức nào?"."""
+    return f"{header}{_BAND_QUESTION_END}"
+
+
+def asks_for_band(question: str) -> bool:
+    return question.endswith(_BAND_QUESTION_END)
+
+
+def _special(facts: bands.Facts) -> bool:
+    """A special state the patient is in: its own lines (or renal rows) answer, never a size/age band's row."""
+    return facts.crcl is not None or bool(facts.renal_impaired) or bool(facts.hepatic_impaired) \
+        or bool(facts.pregnant) or bool(facts.breastfeeding)
+
+
+def _asking(rows: Sequence[KeyedRow], below: float | None = None) -> Selection:
+    replies = list(dict.fromkeys(r.reply for r in rows))
+    if len(replies) > MAX_REPLIES and below is not None:  # impaired function: the bands below normal (60 ml/min)
+        replies = list(dict.fromkeys(r.reply for r in rows if r.band.low < below))
+    return Selection([], replies[:MAX_REPLIES], band_header=rows[0].header if len(replies) <= MAX_REPLIES else None)
 
 
 def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
     """The dose paragraphs for the patient of the frame (and its route, when given).
 
+    A band the user picked from our quick replies selects that row, as printed.
     A table keyed on renal function answers first: with a clearance (or eGFR)
     value, the row(s) whose printed band contains it; with renal impairment but
     no value, the question goes back with the printed bands as quick replies.
+    A table keyed on weight or age answers a patient in no special state with
+    the row whose band holds the weight (age) given, unless its caption names
+    another population; when the text holds no line of the patient's own and
+    the weight (age) is missing, the question goes back with those bands.
     """
     facts = bands.facts_of(frame)
-    rows = renal_rows(paras)
-    if rows and facts.crcl is not None:
-        hit = [r.paragraph for r in rows if r.band.contains(facts.crcl)]
+    rows = keyed_rows(paras)
+    if facts.band is not None and (picked := [r.paragraph for r in rows if r.picked(facts.band)]):
+        return Selection(picked, [], known=True, from_rows=True)
+    renal = [r for r in rows if r.kind is KeyKind.RENAL]
+    if renal and facts.crcl is not None:
+        hit = [r.paragraph for r in renal if r.band.contains(facts.crcl)]
         if hit:
             return Selection(hit, [], known=True, from_rows=True)
-    elif rows and facts.renal_impaired:
-        replies = list(dict.fromkeys(r.reply for r in rows))
-        if len(replies) > MAX_REPLIES:  # a patient with impaired function: the bands below normal (60 ml/min)
-            replies = list(dict.fromkeys(r.reply for r in rows if r.band.low < bands.IMPAIRED_BELOW))
-        return Selection([], replies[:MAX_REPLIES])
-    # a renal table's rows answer a renal question only: as dose lines they would lead an adult's answer with
+    elif renal and facts.renal_impaired:
+        return _asking(renal, below=bands.IMPAIRED_BELOW)
+    sized = [r for r in rows if r.kind is not KeyKind.RENAL and not _special(facts)
+             and bands.judge(r.caption, facts) is not bands.Verdict.NO]
+    hit = [r.paragraph for r in sized if (value := _value_of(r, facts)) is not None and r.band.contains(value)]
+    if hit:
+        return Selection(hit, [], known=True, from_rows=True)
+    # a table's rows answer a question about its key only: as dose lines they would lead an adult's answer with
     # every eGFR band (the rows' header reads as a population label)
-    row_paras = [r.paragraph for r in rows]
-    paras = [p for p in paras if p not in row_paras]
+    row_paras = {id(r.paragraph) for r in rows}
+    text = _from_text([p for p in paras if id(p) not in row_paras], frame, facts)
+    if not text.known and facts.band is None:
+        unanswered = [r for r in sized if _value_of(r, facts) is None]
+        for kind in (KeyKind.WEIGHT, KeyKind.AGE):
+            keyed = [r for r in unanswered if r.kind is kind]
+            if keyed and len({r.reply for r in keyed}) <= MAX_REPLIES:
+                return _asking(keyed)
+    return text
+
+
+def _value_of(row: KeyedRow, facts: bands.Facts) -> float | None:
+    return facts.weight_kg if row.kind is KeyKind.WEIGHT else facts.age_years
+
+
+def _from_text(paras: Sequence[Paragraph], frame: QueryFrame, facts: bands.Facts) -> Selection:
+    """The labelled dose lines of the section's text (tables' rows left out) for the patient of the frame."""
     labelled = _dose_lines(paras)
     routed = [p for p in labelled if wants_route(p, frame)] or labelled
     if facts.weight_kg is not None:

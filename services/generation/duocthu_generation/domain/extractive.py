@@ -72,6 +72,10 @@ def _dosage_draft(request: WriterInput, paras: Sequence[Paragraph]) -> Draft:
     else:
         selection = dosage.choose(paras, frame)
         chosen, asked_with, from_rows = selection.chosen, selection.ask_with, selection.from_rows
+        if selection.band_header is not None and asked_with:
+            # a released table is keyed on a value the question did not give: ask for it with the printed bands
+            return Draft(evidence_sufficient=False, clarifying_question=dosage.band_question(selection.band_header),
+                         quick_replies=asked_with, provider=PROVIDER)
         if any(e.attachments for e in request.evidence) and not _answers_beside_table(selection, frame):
             # a table sits in this section: lines nothing ruled out, or a special state the text has no band
             # for, may be in the table — not answered from the text

@@ -72,7 +72,7 @@ class Retriever:
                 chunks = await self.whole_sections(plan)
                 ctx = frame.patient_context
                 rows = plan.route is Route.A_SECTION and answered_by_rows(
-                    [c for c, _ in chunks], ctx.crcl_ml_min is not None or ctx.egfr is not None)
+                    [c for c, _ in chunks], ctx.crcl_ml_min is not None or ctx.egfr is not None or ctx.band is not None)
                 return RouteResult(plan, decide(plan.route, chunks, visual_blocks_whole_answer=not rows))
             if plan.route is Route.B_OVERVIEW:
                 return RouteResult(plan, decide(plan.route, await self.one_monograph(plan),

@@ -51,7 +51,8 @@ _RENAL_ROW = re.compile(r" — (độ thanh thải creatinin|clcr|egfr|mức l�
 
 
 def answered_by_rows(chunks: Sequence[ChunkRecord], renal_value_given: bool) -> bool:
-    """A question giving the clearance/eGFR a released table is keyed on is answered by that table's rows.
+    """A question giving the clearance/eGFR a released table is keyed on (a value, or a band picked from our quick
+    replies) is answered by that table's rows.
 
     The rows are verified text (both extractors agreed, issue 19), so a
     whole-section read need not stop at VERIFY_PDF because the section also

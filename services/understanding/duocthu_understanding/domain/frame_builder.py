@@ -14,11 +14,19 @@ from dataclasses import dataclass, field
 
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.decisions import Decision, Reason
-from duocthu_contracts.frame import ConditionRelation, DrugRef, MatchKind, PatientContext, QueryFrame, TurnType
+from duocthu_contracts.frame import (
+    ConditionRelation,
+    DrugRef,
+    MatchKind,
+    PatientContext,
+    PrintedBand,
+    QueryFrame,
+    TurnType,
+)
 from duocthu_contracts.messages import HistoryTurn
 from duocthu_contracts.sections import SectionKey
 from duocthu_text.vietnamese import casefold_keep_marks, fold, nfc, normalize_whitespace
-from duocthu_understanding.domain import cues, patient
+from duocthu_understanding.domain import band_reply, cues, patient
 from duocthu_understanding.domain.matcher import DrugMatcher, Match
 
 MAX_CLARIFY_STREAK = 4
@@ -154,6 +162,10 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
     if cues.OUT_OF_SCOPE_MARKED.search(marked) or cues.OUT_OF_SCOPE_FOLDED.search(folded):
         return _end(base, Decision.ABSTAIN, Reason.OUT_OF_SCOPE)
 
+    last = conversation.last_frame
+    if last is not None and (band := band_reply.chosen(text, last)) is not None:
+        return Outcome(_band_chosen(text, band, last))
+
     matches, unknown = matcher.find(text)
     picked = [matcher.named(drug_id) for drug_id in chosen]
     med_span = patient.medication_span(text)
@@ -184,7 +196,6 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
         unknown = [w for w in unknown if fold(w) not in fold(dose_condition).split()]
     population = _population(folded)
     drugs = [m.ref for m in asked] or picked
-    last = conversation.last_frame
     # an answer to our own clarifying question ("Trẻ 4 tuổi") continues that question
     answering = last is not None and last.needs_clarify and not matches and not picked
     follow_up = (bool(cues.FOLLOW_UP.search(folded)) or answering) and not cues.NEW_CASE.search(folded)
@@ -255,6 +266,15 @@ def understand(question: str, catalog: DrugCatalog, matcher: DrugMatcher,
     if section is None:
         return Outcome(frame.model_copy(update={"turn_type": TurnType.DRUG_OVERVIEW}))
     return Outcome(frame)
+
+
+def _band_chosen(text: str, band: PrintedBand, last: QueryFrame) -> QueryFrame:
+    """The open question again, now for the band the reply picked (its numbers are not the patient's value)."""
+    drugs = [d.model_copy(update={"match_kind": MatchKind.CONTEXT}) for d in last.drugs]
+    return last.model_copy(update={
+        "drugs": drugs, "patient_context": _merge(last.patient_context, PatientContext(band=band)),
+        "standalone_query": _standalone(text, drugs, last.section_key, True), "depends_on_previous_turn": True,
+        "needs_clarify": False, "clarify_reason": None, "quick_replies": [], "understood_by": "deterministic"})
 
 
 def _char_start(text: str, match: Match) -> int:

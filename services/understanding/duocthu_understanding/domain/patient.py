@@ -18,7 +18,7 @@ _AGE_MONTHS = re.compile(rf"(?<!thai )\b{_NUM}\s*thang( tuoi)?\b(?! (dau|giua|cu
 _WEIGHT = re.compile(rf"\b{_NUM}\s*(kg|kilo|can)\b")
 _CRCL = re.compile(rf"\b(crcl|clcr|do thanh thai( creatinin)?)\s*(la|=|:|khoang)?\s*{_NUM}")
 _EGFR = re.compile(rf"\b(egfr|mlct|muc loc cau than)\s*(la|=|:|khoang)?\s*{_NUM}")
-_CREAT = re.compile(rf"\b(creatinin( huyet thanh| mau)?)\s*(la|=|:|khoang)?\s*{_NUM}\s*(umol/l|µmol/l|mg/dl)?")
+_CREAT = re.compile(rf"(?<!thanh thai )\b(creatinin( huyet thanh| mau)?)\s*(la|=|:|khoang)?\s*{_NUM}\s*(umol/l|µmol/l|mg/dl)?")
 _CHILD_PUGH = re.compile(r"\bchild[- ]?pugh\s*(?:nhom|do|class)?\s*([abc])\b")
 _LIVER_LAB = re.compile(rf"\b(alt|ast|bilirubin)\s*(la|=|:)?\s*{_NUM}")
 _ALLERGY = re.compile(r"\bdi ung (voi )?(?P<what>[a-z0-9 -]+?)(?:\s*(?:,|\.|\?|$|\bva\b|\bdang\b|\bbi\b|\bthi\b|\bdung\b|\buong\b|\bco\b|\bduoc\b|\bnen\b))")

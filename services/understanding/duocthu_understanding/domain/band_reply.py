@@ -1,0 +1,45 @@
+"""A reply that picks one of the bands we offered ("eGFR (ml/phút/1,73 m²) 30 – 44", or just "30 – 44").
+
+When generation asks for the value a released table is keyed on, its quick
+replies are the table's bands as printed, header then key cell.  A reply that
+is one of them is that band: it selects that row, header and key cell kept as
+printed, and no number in it is read as the patient's value (30 – 44 is not an
+eGFR of 30, nor of 44).  Only the replies the last turn offered are bands, so no
+question is ever mistaken for one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from duocthu_contracts.frame import PrintedBand, QueryFrame
+from duocthu_text.vietnamese import fold
+
+_NUM = r"\d+(?:,\d+)?"
+#: The key cell at a reply's end: a range ("30 – 44", "10 – 14,9") or a bound ("< 30", "≥ 90", "trên 20").
+_BAND_TAIL = re.compile(rf"^(?P<header>.*\S)\s+(?P<band>(?:[<>≥≤]|trên|dưới|từ)\s*{_NUM}|{_NUM}\s*[–—-]\s*{_NUM})$")
+
+
+def split(reply: str) -> PrintedBand | None:
+    """A quick reply that prints a table band: its header and key cell, else None ("Người lớn")."""
+    m = _BAND_TAIL.match(reply.strip())
+    if m is None or "(" not in m["header"]:  # a table's key header prints its unit: "Cân nặng (kg)"
+        return None
+    return PrintedBand(header=m["header"], band=m["band"])
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", "", fold(text).replace("—", "-").replace("–", "-")).rstrip(".?!")
+
+
+def chosen(text: str, last: QueryFrame | None) -> PrintedBand | None:
+    """The band ``text`` picks among the last turn's quick replies (whole reply, or its key cell alone)."""
+    if last is None or not last.needs_clarify:
+        return None
+    typed = _norm(text)
+    bands = [(reply, band) for reply in last.quick_replies if (band := split(reply)) is not None]
+    whole = [band for reply, band in bands if _norm(reply) == typed]
+    if whole:
+        return whole[0]
+    keyed = [band for _, band in bands if _norm(band.band) == typed]
+    return keyed[0] if len(keyed) == 1 else None
