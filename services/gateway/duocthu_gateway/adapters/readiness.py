@@ -17,6 +17,9 @@ from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Reason
 from duocthu_gateway.ports import Blocker
 from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.observability.logging import get_logger
+
+log = get_logger(__name__)
 
 
 class BusReadiness:
@@ -36,8 +39,12 @@ class BusReadiness:
             return seen
         try:
             live = await self.bus.live_stages()
-        except (NatsError, TimeoutError):
-            found: Blocker | None = Blocker(Reason.BUS_UNAVAILABLE)
+        except (NatsError, TimeoutError) as exc:
+            # Connected, but the presence bucket cannot be read: in a cluster its stream is electing a
+            # leader after a node died. That blocks nothing (the turn's publish waits the election out);
+            # the last known answer stands, and /readyz reports the bucket as unavailable meanwhile.
+            log.warning("presence_unreadable", error=f"{type(exc).__name__}: {exc}")
+            return seen
         else:
             missing = [stage for stage in self.required_stages if live.get(stage, 0) == 0]
             found = Blocker(Reason.STAGE_UNAVAILABLE, missing[0]) if missing else None
