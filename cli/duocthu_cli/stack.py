@@ -182,10 +182,20 @@ class Stack:
         return env
 
     def ops_settings(self, **overrides: Any) -> RuntimeSettings:
-        """Settings to act as the operator on this stack's NATS (tests, the bootstrap of ``up``)."""
+        """Settings to act as the operator on this stack's NATS (tests, the bootstrap of ``up``).
+
+        The stack's own environment counts as the children's does: the
+        operator declares the streams too and may update them, so an operator
+        that missed ``BUS_STREAM_REPLICAS=3`` would scale the cluster's
+        replicated streams back down to one replica.
+        """
+        fields = RuntimeSettings.model_fields
+        from_env = {key.lower(): value for key, value in self.env.items() if key.lower() in fields}
+        from_env.pop("nats_url", None)
         if self.credentials:
-            overrides = {"nats_user": OPS, "nats_password": self.credentials[OPS], **overrides}
-        return RuntimeSettings(nats_url=self.nats_url or "", **overrides)
+            from_env.update({"nats_user": OPS, "nats_password": self.credentials[OPS]})
+            from_env.pop("nats_creds", None)
+        return RuntimeSettings(**{"nats_url": self.nats_url or "", **from_env, **overrides})
 
     def add_child(self, name: str, replica: int) -> Child:
         env = self.base_env()

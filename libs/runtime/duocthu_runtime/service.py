@@ -30,6 +30,9 @@ from duocthu_runtime.settings import RuntimeSettings
 
 log = get_logger(__name__)
 
+#: After a failed announcement, try again this soon: the entry must be renewed before its TTL runs out.
+ANNOUNCE_RETRY_S = 1.0
+
 ReadinessCheck = Callable[[], Awaitable[tuple[bool, str]]]
 
 
@@ -76,12 +79,14 @@ class ServiceRuntime:
 
     async def _announce_forever(self) -> None:
         while True:
+            pause = PRESENCE_TTL_S / 3
             try:
                 ready, _ = await self.readiness()
                 await self.bus.announce(self.spec.name, self.spec.settings.instance_id, ready)
             except Exception:  # the top of a background task: a failed announcement is retried, never fatal
                 log.warning("presence_announce_failed", exc_info=True)
-            await asyncio.sleep(PRESENCE_TTL_S / 3)
+                pause = ANNOUNCE_RETRY_S  # e.g. the bucket's stream electing a leader: renew as soon as it can
+            await asyncio.sleep(pause)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Starlette) -> AsyncIterator[None]:

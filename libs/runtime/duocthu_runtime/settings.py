@@ -50,7 +50,11 @@ class RuntimeSettings(BaseSettings):
     bus_fetch_batch: int = Field(default=16, ge=1)
     bus_fetch_timeout_s: float = Field(default=2.0, gt=0)
     bus_duplicate_window_s: float = Field(default=600.0, gt=0)
-    bus_stream_replicas: int = Field(default=1, ge=1, le=5)
+    bus_stream_replicas: int = Field(default=1, ge=1, le=5, description=(
+        "replicas of every stream and KV bucket; 3 in a 3-node JetStream cluster"))
+    bus_publish_retry_s: float = Field(default=15.0, gt=0, description=(
+        "how long a stored publish is retried (same message id) while its stream has no leader, e.g. "
+        "after a cluster node died; longer than a stream leader election"))
 
     audit_max_age_s: float = Field(default=30 * 24 * 3600.0, gt=0)
     audit_max_bytes: int = Field(default=2 * 1024**3, gt=0)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
@@ -24,16 +25,17 @@ from faststream.nats import NatsBroker, NatsCredentials, NatsUserPassword
 from faststream.security import BaseSecurity
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.errors import ConnectionReconnectingError, NoRespondersError
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
-from nats.js.errors import BucketNotFoundError, NoKeysError
+from nats.js.errors import BucketNotFoundError, NoKeysError, NoStreamResponseError, ServiceUnavailableError
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, ValidationError
 
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.rpc import RpcRequest
-from duocthu_runtime.bus.streams import ensure_streams
+from duocthu_runtime.bus.streams import bucket_config, ensure_streams
 from duocthu_runtime.bus.subjects import stream_for, subject_for, subject_for_type
 from duocthu_runtime.bus.versioning import decode, encode
 from duocthu_runtime.errors import MessageRejected, NoReply
@@ -41,9 +43,17 @@ from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.settings import RuntimeSettings
 
 PRESENCE_BUCKET = "duocthu_presence"
+#: One stored publish waits at most this long for its PubAck before it is sent again (same message id).
+PUBLISH_ATTEMPT_S = 5.0
+#: The pause between two attempts while a stream has no leader.
+PUBLISH_PAUSE_S = 0.25
 PRESENCE_TTL_S = 15.0
 
 log = get_logger(__name__)
+
+#: What a stored publish outlives by sending again: every one passes when a stream has a leader again.
+_TRANSIENT = (NoStreamResponseError, NoRespondersError, ServiceUnavailableError, ConnectionReconnectingError,
+              TimeoutError)
 
 M = TypeVar("M", bound=Message)
 R = TypeVar("R", bound=BaseModel)
@@ -121,16 +131,37 @@ class Bus:
         await self.broker.stop()
 
     async def publish(self, message: Message) -> bool:
-        """Publish durably; returns False when JetStream dropped it as a duplicate."""
+        """Publish durably; returns False when JetStream dropped it as a duplicate.
+
+        Retried for up to ``BUS_PUBLISH_RETRY_S`` while the stream cannot
+        store it (no leader, connection failing over, PubAck lost): in a
+        cluster, the kill of the node leading a stream leaves it leaderless
+        for seconds, and a turn must wait that out rather than fail.
+        """
         subject = subject_for(message)
         headers = {"Nats-Msg-Id": message.message_id}
         traceparent = getattr(message, "traceparent", None)
         if traceparent:
             headers["traceparent"] = traceparent
-        ack = await self.broker.publish(
-            encode(message), subject, headers=headers, stream=stream_for(subject), timeout=10
-        )
-        return not bool(getattr(ack, "duplicate", False))
+        body, stream = encode(message), stream_for(subject)
+        give_up = time.monotonic() + self.settings.bus_publish_retry_s
+        attempt = 0
+        while True:
+            attempt += 1
+            left = give_up - time.monotonic()
+            try:
+                ack = await self.broker.publish(body, subject, headers=dict(headers), stream=stream,
+                                                timeout=max(1.0, min(PUBLISH_ATTEMPT_S, left)))
+            except _TRANSIENT as exc:
+                # No stream leader yet (a node died and its replicas are electing one), or the PubAck went
+                # with a dying node: the same Nats-Msg-Id makes the retry idempotent, so retry until due.
+                if time.monotonic() + PUBLISH_PAUSE_S >= give_up:
+                    raise
+                log.warning("publish_retried", subject=subject, attempt=attempt,
+                            error=f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(PUBLISH_PAUSE_S)
+                continue
+            return not bool(getattr(ack, "duplicate", False))
 
     async def publish_fire_and_forget(self, message: Message) -> None:
         """Core-NATS publish for advisory messages (progress) that need no PubAck."""
@@ -188,11 +219,8 @@ class Bus:
             try:
                 self._presence = await self.js.key_value(PRESENCE_BUCKET)
             except BucketNotFoundError:
-                from nats.js.api import KeyValueConfig, StorageType
-
                 self._presence = await self.js.create_key_value(
-                    KeyValueConfig(bucket=PRESENCE_BUCKET, ttl=PRESENCE_TTL_S, storage=StorageType.MEMORY)
-                )
+                    bucket_config(self.settings, PRESENCE_BUCKET, ttl_s=PRESENCE_TTL_S))
         return self._presence
 
     async def announce(self, stage: str, instance_id: str, ready: bool) -> None:

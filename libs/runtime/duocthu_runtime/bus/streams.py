@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
-from nats.js.api import DiscardPolicy, RetentionPolicy, StorageType, StreamConfig
+from nats.js.api import DiscardPolicy, KeyValueConfig, RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
 from duocthu_contracts import subjects as s
@@ -52,6 +52,17 @@ def stream_configs(settings: RuntimeSettings) -> list[StreamConfig]:
                 "corpus batches and releases; the index is a projection of this stream",
                 max_bytes=settings.corpus_max_bytes),
     ]
+
+
+def bucket_config(settings: RuntimeSettings, bucket: str, *, ttl_s: float, history: int = 1) -> KeyValueConfig:
+    """A KV bucket (presence, the rate limit) in memory, replicated like the streams.
+
+    Every bucket takes ``BUS_STREAM_REPLICAS`` as the streams do: in a
+    3-node cluster a bucket of one replica would vanish with its node, and
+    with it the readiness state or the rate limit.
+    """
+    return KeyValueConfig(bucket=bucket, ttl=ttl_s, history=history, storage=StorageType.MEMORY,
+                          replicas=settings.bus_stream_replicas)
 
 
 def _declared(config: StreamConfig) -> tuple[object, ...]:

@@ -19,6 +19,7 @@ from nats.js.kv import KeyValue
 
 from duocthu_gateway.ports import RateDecision
 from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.streams import bucket_config
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
@@ -39,13 +40,11 @@ class RateLimiter:
 
     async def _bucket(self) -> KeyValue:
         if self._kv is None:
-            from nats.js.api import KeyValueConfig, StorageType
-
             try:
                 self._kv = await self.bus.js.key_value(BUCKET)
             except BucketNotFoundError:
-                self._kv = await self.bus.js.create_key_value(KeyValueConfig(
-                    bucket=BUCKET, ttl=WINDOW_S * 2, storage=StorageType.MEMORY, history=1))
+                self._kv = await self.bus.js.create_key_value(
+                    bucket_config(self.bus.settings, BUCKET, ttl_s=WINDOW_S * 2))
         return self._kv
 
     async def check(self, client: str, now: float | None = None) -> RateDecision:

@@ -16,7 +16,10 @@ from nats.errors import Error as NatsError
 from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Reason
 from duocthu_gateway.ports import Blocker
-from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.connection import PRESENCE_TTL_S, Bus
+from duocthu_runtime.observability.logging import get_logger
+
+log = get_logger(__name__)
 
 
 class BusReadiness:
@@ -25,6 +28,7 @@ class BusReadiness:
         self.required_stages = tuple(required_stages)
         self.cache_s = cache_s
         self._seen: tuple[float, Blocker | None] = (float("-inf"), None)
+        self._unreadable_at = float("-inf")
 
     async def blocker(self) -> Blocker | None:
         """The bus being down, or the first required stage with no ready replica; None when a turn can run."""
@@ -36,11 +40,21 @@ class BusReadiness:
             return seen
         try:
             live = await self.bus.live_stages()
-        except (NatsError, TimeoutError):
-            found: Blocker | None = Blocker(Reason.BUS_UNAVAILABLE)
-        else:
-            missing = [stage for stage in self.required_stages if live.get(stage, 0) == 0]
-            found = Blocker(Reason.STAGE_UNAVAILABLE, missing[0]) if missing else None
+        except (NatsError, TimeoutError) as exc:
+            # Connected, but the presence bucket cannot be read: in a cluster its stream is electing a
+            # leader after a node died. That blocks nothing (the turn's publish waits the election out);
+            # the last known answer stands, and /readyz reports the bucket as unavailable meanwhile.
+            log.warning("presence_unreadable", error=f"{type(exc).__name__}: {exc}")
+            self._unreadable_at = now
+            return seen
+        missing = [stage for stage in self.required_stages if live.get(stage, 0) == 0]
+        found = Blocker(Reason.STAGE_UNAVAILABLE, missing[0]) if missing else None
+        if found is not None and now - self._unreadable_at < PRESENCE_TTL_S:
+            # While the bucket was unreadable the stages could not renew their entries either, so an entry
+            # that expired meanwhile says nothing about the stage: give it one TTL to announce again (a turn
+            # sent now waits in its durable consumer; if the stage is really gone, the turn's end names it).
+            log.warning("presence_grace", stage=found.stage)
+            found = None
         self._seen = (now, found)
         return found
 
