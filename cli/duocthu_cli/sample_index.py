@@ -37,7 +37,8 @@ async def build_sample_index(pdf: Path, var_dir: Path) -> SampleIndex:
     """Ingest ``pdf`` (with its transcription sidecar when present), embed (document cache under ``var_dir``), index."""
     sidecar = pdf.with_name(f"{pdf.stem}.transcriptions.json")
     result = run_ingest(IngestRequest(pdf=pdf, transcriptions=sidecar if sidecar.is_file() else None))
-    settings = RetrievalSettings(var_dir=var_dir, qdrant_path=Path(tempfile.mkdtemp(prefix="duocthu-qdrant-")))
+    private = Path(tempfile.mkdtemp(prefix="duocthu-index-"))  # never the stack's own index, which it locks
+    settings = RetrievalSettings(var_dir=var_dir, qdrant_path=private / "qdrant", edge_dir=private / "edge")
     embedder = make_embedder(settings)
     sparse = make_sparse_encoder()
     embedded = embed_chunks(result.chunks, embedder, sparse)

@@ -34,6 +34,10 @@ def test_turn_round_trip_with_correlation(stack_factory: StackFactory) -> None:
     assert body.decision in {"answerable", "clarify", "verify_pdf", "abstain"}
     assert body.reason != "request_budget_exhausted"
     assert body.stage_timings, "the completing stage recorded its timing in the envelope"
+    timing = response.headers["Server-Timing"]  # the gateway names its phases and every hop of the turn
+    for phase in ("ratelimit", "state", "puback", "completion", "hop_understanding", "stage_retrieval",
+                  "hop_verifier", "hop_gateway", "total"):
+        assert f"{phase};dur=" in timing, phase
 
 
 async def _consumer(settings: RuntimeSettings, durable: str) -> dict[str, int]:

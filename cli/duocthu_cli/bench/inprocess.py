@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from duocthu_contracts.corpus import DrugCatalog
+from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import (
     AnswerDrafted,
     AnswerRejected,
@@ -34,10 +35,13 @@ class InProcessPipeline:
         self.generation = generation_handler()  # extractive, as the services run by default
         self.verifier = verifier_handler()  # no judge: the extractive writer's claims are verbatim
 
-    async def ask(self, query: str) -> TurnCompleted:
+    async def ask(self, query: str, trail: list[Message] | None = None) -> TurnCompleted:
+        """The turn's completion; ``trail`` (when given) receives every message of the turn, in order."""
         message: Any = new_turn(TurnRequested, TurnRequestedPayload(query=query), origin="bench", deadline_s=40,
                                 llm_calls=8)
         for _ in range(8):
+            if trail is not None:
+                trail.append(message)
             if isinstance(message, TurnCompleted):
                 return message
             if isinstance(message, TurnRequested):

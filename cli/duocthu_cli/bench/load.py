@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from duocthu_cli.bench.stats import summary_ms
+from duocthu_cli.bench.stats import parse_server_timing, summary_ms
 from duocthu_runtime.progress import JobProgress
 
 
@@ -22,6 +22,8 @@ class LoadResult:
     errors: int = 0
     wall_s: float = 0.0
     stage_ms: dict[str, list[float]] = field(default_factory=dict)
+    #: per answered request: the gateway's Server-Timing phases (ms) and ``client`` (the latency seen here)
+    server_timings: list[dict[str, float]] = field(default_factory=list)
 
     def report(self) -> dict[str, Any]:
         total = len(self.latencies_ms) + self.errors
@@ -59,7 +61,10 @@ async def run_load(url: str, questions: Sequence[str], *, concurrency: int, requ
             if response.status_code != 200:
                 result.errors += 1
                 continue
-            result.latencies_ms.append((time.perf_counter() - started) * 1000)
+            latency_ms = (time.perf_counter() - started) * 1000
+            result.latencies_ms.append(latency_ms)
+            if header := response.headers.get("server-timing"):
+                result.server_timings.append({**parse_server_timing(header), "client": latency_ms})
             result.decisions[str(body.get("decision"))] += 1
             for timing in body.get("stage_timings") or []:
                 result.stage_ms.setdefault(str(timing.get("stage")), []).append(float(timing.get("ms", 0.0)))

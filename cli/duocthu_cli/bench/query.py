@@ -1,9 +1,10 @@
 """``duocthu bench query``: latency and throughput over HTTP, the bus's share, and the naive RAG baseline.
 
-Everything runs on the sample formulary: the running stack answers over
-HTTP; the same handlers answer in one process over an index built here from
-the same PDF (the bus overhead is the difference); the naive baseline reads
-the same PDF.  Figures are medians over repeated requests, never one timing.
+Everything runs on the book the stack serves (the sample formulary, or the
+synthetic full-size book): the running stack answers over HTTP; the same
+handlers answer in one process over an index built here from the same PDF
+(the bus overhead is the difference, taken apart per hop with
+``--breakdown``); the naive baseline reads the same PDF.  Figures are medians over repeated requests, never one timing.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from duocthu_cli.bench import breakdown as bd
 from duocthu_cli.bench.inprocess import InProcessPipeline
 from duocthu_cli.bench.load import run_load
 from duocthu_cli.bench.naive import NaiveRag, contains_section, foreign_numbers, share
-from duocthu_cli.bench.questions import BenchQuestion, route_a_questions
+from duocthu_cli.bench.questions import BenchQuestion, condition_questions, route_a_questions
 from duocthu_cli.bench.stats import summary_ms
 from duocthu_cli.sample_index import SampleIndex, build_sample_index
+from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnCompleted
 from duocthu_providers.embedding.factory import make_embedder
 from duocthu_retrieval import RetrievalSettings
@@ -45,37 +48,71 @@ async def _inprocess(pdf: Path, var_dir: Path, questions_limit: int) -> tuple[In
 
 
 def run_query_bench(url: str, pdf: Path, truth: Path, var_dir: Path, *, concurrency: int, requests: int,
-                    questions_limit: int = 60, repeats: int = 3) -> dict[str, Any]:
+                    questions_limit: int = 60, repeats: int = 3, naive: bool = True, breakdown: bool = False,
+                    hybrid: int = 0) -> dict[str, Any]:
+    """``breakdown``: take the sequential turns apart (gateway phases, hops, (de)serialisation);
+    ``hybrid``: also time that many condition-to-drug turns (route C), sequentially over HTTP."""
     async def main() -> dict[str, Any]:
         pipeline, questions, index = await _inprocess(pdf, var_dir, questions_limit)
         texts = [q.text for q in questions]
         sections = _section_texts(truth)
+        conditions = condition_questions(truth, hybrid) if hybrid else []
         # in one process, sequential: `repeats` passes over the questions
         inproc_ms: list[float] = []
+        inproc_hybrid_ms: list[float] = []
         ours_hits: list[bool] = []
         ours_foreign: list[bool] = []
-        with JobProgress("bench query: in one process", repeats * len(questions), unit="turns") as progress:
+        trail: list[Message] = []
+        with JobProgress("bench query: in one process", repeats * (len(questions) + len(conditions)),
+                         unit="turns") as progress:
             for rep in range(repeats):
                 for q in progress.track(questions):
                     started = time.perf_counter()
-                    done = await pipeline.ask(q.text)
+                    done = await pipeline.ask(q.text, trail if rep == 0 else None)
                     inproc_ms.append((time.perf_counter() - started) * 1000)
                     if rep == 0:
                         ours_hits.append(_ours_hit(done, q))
                         expected = sections.get((q.drug_id, q.section_key.value), "")
                         numbers = " ".join(c.text for c in done.payload.claims)
                         ours_foreign.append(bool(foreign_numbers(numbers, expected)) if done.payload.claims else False)
+                for text in progress.track(conditions):
+                    started = time.perf_counter()
+                    await pipeline.ask(text, trail if rep == 0 else None)
+                    inproc_hybrid_ms.append((time.perf_counter() - started) * 1000)
         await index.close()
         # over HTTP and the bus: sequential (for the overhead) and concurrent (for throughput)
         sequential = await run_load(url, texts, concurrency=1, requests=len(texts) * repeats)
+        report: dict[str, Any] = {"questions": len(questions), "inprocess_ms": summary_ms(inproc_ms),
+                                  "http_sequential": sequential.report()}
+        if conditions:
+            over_http = await run_load(url, conditions, concurrency=1, requests=len(conditions) * repeats)
+            report["hybrid"] = {"questions": len(conditions), "inprocess_ms": summary_ms(inproc_hybrid_ms),
+                                "http_sequential": over_http.report()}
         loaded = await run_load(url, texts, concurrency=concurrency, requests=requests)
-        return {"questions": len(questions), "inprocess_ms": summary_ms(inproc_ms),
-                "http_sequential": sequential.report(), "http_concurrent": loaded.report(),
-                "ours": {"hit_at_1": share(ours_hits), "answers_with_foreign_numbers": share(ours_foreign)},
-                "_questions": questions}
+        report["http_concurrent"] = loaded.report()
+        report["ours"] = {"hit_at_1": share(ours_hits), "answers_with_foreign_numbers": share(ours_foreign)}
+        if breakdown:
+            report["breakdown"] = bd.breakdown(sequential.server_timings)
+            report["serialisation"] = bd.serialisation(trail)
+            if conditions:
+                report["hybrid"]["breakdown"] = bd.breakdown(over_http.server_timings)
+        report["_questions"] = questions
+        return report
 
     report = asyncio.run(main())
     questions: list[BenchQuestion] = report.pop("_questions")
+    http_p50 = report["http_sequential"]["latency_ms"]["p50"]
+    report["bus_overhead_ratio"] = (http_p50 - report["inprocess_ms"]["p50"]) / http_p50 if http_p50 else None
+    report["http_to_inprocess_p50"] = http_p50 / report["inprocess_ms"]["p50"] if http_p50 else None
+    if "hybrid" in report:
+        hybrid_p50 = report["hybrid"]["http_sequential"]["latency_ms"]["p50"]
+        report["hybrid"]["http_to_inprocess_p50"] = hybrid_p50 / report["hybrid"]["inprocess_ms"]["p50"]
+    if naive:
+        report["naive"] = _naive(pdf, truth, var_dir, questions)
+    return report
+
+
+def _naive(pdf: Path, truth: Path, var_dir: Path, questions: list[BenchQuestion]) -> dict[str, Any]:
     embedder = make_embedder(RetrievalSettings(var_dir=var_dir))
     naive = NaiveRag(pdf, embedder)
     sections = _section_texts(truth)
@@ -86,8 +123,4 @@ def run_query_bench(url: str, pdf: Path, truth: Path, var_dir: Path, *, concurre
             answer = naive.answer(q.text)
             hits.append(contains_section(answer.window, expected))
             foreign.append(bool(foreign_numbers(answer.answer, expected)))
-    report["naive"] = {"hit_at_1": share(hits), "answers_with_foreign_numbers": share(foreign),
-                       "windows": len(naive.windows)}
-    http_p50 = report["http_sequential"]["latency_ms"]["p50"]
-    report["bus_overhead_ratio"] = (http_p50 - report["inprocess_ms"]["p50"]) / http_p50 if http_p50 else None
-    return report
+    return {"hit_at_1": share(hits), "answers_with_foreign_numbers": share(foreign), "windows": len(naive.windows)}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from duocthu_contracts.sections import SectionKey
 
@@ -31,3 +34,28 @@ def route_a_questions(drugs: list[tuple[str, str, set[str]]]) -> list[BenchQuest
             if key.value in keys:
                 out.append(BenchQuestion(template.format(d=title.lower()), drug_id, key))
     return out
+
+
+def truth_drugs(truth_path: Path) -> list[tuple[str, str, set[str]]]:
+    """(drug_id, printed title, section keys) of every monograph in a book's ground truth."""
+    data = json.loads(truth_path.read_text(encoding="utf-8"))
+    return [(m["drug_id"], m["title"], set(m["sections"])) for m in data["monographs"]]
+
+
+def condition_questions(truth_path: Path, limit: int) -> list[str]:
+    """Condition-to-drug questions (route C: phrase match and hybrid search over every indication).
+
+    The condition is the first clause of a monograph's first indication line
+    (up to a comma, colon, semicolon or full stop), so every question names a
+    condition the book prints; distinct conditions only, in book order.
+    """
+    data = json.loads(truth_path.read_text(encoding="utf-8"))
+    seen: dict[str, None] = {}
+    for monograph in data["monographs"]:
+        first = monograph["sections"].get(SectionKey.CHI_DINH.value, "").strip().split("\n")[0]
+        condition = re.split(r"[,.;:(]", first)[0].strip()
+        if 2 <= len(condition.split()) <= 8:
+            seen.setdefault(condition[0].lower() + condition[1:], None)
+        if len(seen) >= limit:
+            break
+    return [f"Thuốc nào điều trị {c}?" for c in seen]

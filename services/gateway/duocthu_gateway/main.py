@@ -76,6 +76,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         finally:
             await turns.stop()
             await ingest_jobs.stop()
+            await chats.written()  # every turn answered is in the store before it closes
             with contextlib.suppress(StoreUnavailable):
                 await store.close()
             with contextlib.suppress(TimeoutError):

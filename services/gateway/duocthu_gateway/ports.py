@@ -20,6 +20,7 @@ from duocthu_contracts.messages import IngestJobProgressPayload, TurnCompleted, 
 from duocthu_contracts.rpc import DrugListReply, IndexStatusReply, SectionListReply, SectionTextReply
 from duocthu_contracts.sections import SectionKey
 from duocthu_gateway.domain.conversation import ConversationState, StoredTurn, TurnRecord
+from duocthu_gateway.domain.timing import TurnTimings
 
 BBox = tuple[float, float, float, float]
 
@@ -27,8 +28,12 @@ BBox = tuple[float, float, float, float]
 class TurnExchange(Protocol):
     """Hands a turn to the pipeline and waits for its completion, addressed to this replica."""
 
-    async def submit(self, request: TurnRequested, timeout_s: float) -> TurnCompleted | None:
-        """Publish ``request`` and wait for its completion; ``None`` when the deadline passes."""
+    async def submit(self, request: TurnRequested, timeout_s: float,
+                     timings: TurnTimings | None = None) -> TurnCompleted | None:
+        """Publish ``request`` and wait for its completion; ``None`` when the deadline passes.
+
+        ``timings`` gets ``puback`` (publish until JetStream stored the turn) and ``completion`` (the wait
+        after it)."""
         ...
 
     def watch(self, turn_id: str) -> asyncio.Queue[TurnProgress]:

@@ -24,6 +24,9 @@ class GatewaySettings(RuntimeSettings):
                                     "$VAR_DIR/sample-formulary.pdf)")
     rate_limit_per_minute: int = Field(default=300, ge=0, description="queries per client per minute, counted "
                                        "across all gateway replicas in NATS KV (0: off)")
+    server_timing: bool = Field(default=True, description="answer /v1/rag/query with a Server-Timing header: "
+                                "the gateway's phases and the turn's stages and hops, durations only "
+                                "(`duocthu bench query --breakdown` reads it)")
     trusted_proxies: tuple[str, ...] = Field(default=(), description=(
         "addresses or CIDR blocks of reverse proxies whose X-Forwarded-For is believed (JSON list); "
         "otherwise the rate limit counts the TCP peer address"))

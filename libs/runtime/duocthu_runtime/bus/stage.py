@@ -4,7 +4,10 @@ The stage framework owns every rule that must hold for all stages, so that a
 handler is a plain translation of one message into a domain call:
 
 * one durable pull consumer per input subject, shared by all replicas of the
-  stage (NATS hands each message to one replica);
+  stage (NATS hands each message to one replica); a replica handles up to a
+  fetch batch of deliveries at once and fetches again as soon as the fetched
+  ones are handed to its workers, never waiting for the slowest of a batch (a
+  turn arriving behind a slow one would otherwise wait for it);
 * decode with a schema/major-version check; a message that cannot be read is
   logged, counted and terminated, never crashes the process;
 * a turn past its deadline is completed as ``request_budget_exhausted``;
@@ -144,13 +147,16 @@ class Stage:
                 filter_subject=subject,
                 max_ack_pending=1000,
             )
+            batch = fetch_batch or settings.bus_fetch_batch
             subscriber = self.bus.broker.subscriber(
                 subject,
                 stream=JStream(stream_for(subject), declare=False),
                 durable=durable,
                 config=config,
-                pull_sub=PullSub(batch_size=fetch_batch or settings.bus_fetch_batch,
-                                 timeout=settings.bus_fetch_timeout_s),
+                pull_sub=PullSub(batch_size=batch, timeout=settings.bus_fetch_timeout_s),
+                # up to `batch` deliveries handled at once, and the next fetch goes out while they run (a
+                # plain pull subscriber waits for the slowest of a batch before fetching again)
+                max_workers=batch,
                 ack_policy=AckPolicy.MANUAL,
                 inbox_prefix=f"{settings.inbox_prefix}.".encode(),  # fetched messages arrive in our own inbox
                 title=f"{self.name}:{subject}",

@@ -7,6 +7,7 @@ crash).  Minor versions are additive, so ``x/1.3`` is read as ``x/1``.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import TypeVar
@@ -35,7 +36,30 @@ class SchemaName:
 
 
 def decode(raw: bytes, model: type[M]) -> M:
-    """Parse ``raw`` as ``model`` after checking its schema name and major version."""
+    """Parse ``raw`` as ``model`` after checking its schema name and major version.
+
+    The common case is one pass: pydantic parses and validates the bytes
+    (``model_validate_json``, no intermediate dict), then the schema it carried
+    is checked.  Only a message that fails that — or carries another schema —
+    takes the careful path, which says *why* it is refused (not JSON, no schema,
+    another schema, an unknown major version, an invalid payload).
+    """
+    try:
+        message = model.model_validate_json(raw)
+    except ValidationError:
+        return _decode_checked(raw, model)
+    got, want = SchemaName.parse(message.schema_), _schema_of(model.SCHEMA)
+    if got.name != want.name or got.major != want.major:
+        return _decode_checked(raw, model)
+    return message
+
+
+@functools.lru_cache(maxsize=256)
+def _schema_of(schema: str) -> SchemaName:
+    return SchemaName.parse(schema)
+
+
+def _decode_checked(raw: bytes, model: type[M]) -> M:
     try:
         document = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -43,7 +67,7 @@ def decode(raw: bytes, model: type[M]) -> M:
     if not isinstance(document, dict) or not isinstance(document.get("schema"), str):
         raise MessageRejected("missing_schema", "message has no 'schema' field")
     got = SchemaName.parse(document["schema"])
-    want = SchemaName.parse(model.SCHEMA)
+    want = _schema_of(model.SCHEMA)
     if got.name != want.name:
         raise MessageRejected("unexpected_schema", f"expected {want.name}, got {got.name}")
     if got.major != want.major:

@@ -9,6 +9,7 @@ replica that holds the HTTP request and no other.  Implements
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 
 from faststream.exceptions import FastStreamException
@@ -17,6 +18,7 @@ from nats.aio.subscription import Subscription
 from nats.errors import Error as NatsError
 
 from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
+from duocthu_gateway.domain.timing import TurnTimings
 from duocthu_gateway.errors import TurnNotPublished
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.subjects import addressed_subject
@@ -79,13 +81,21 @@ class TurnCorrelator:
         if not queues:
             self._progress.pop(turn_id, None)
 
-    async def submit(self, request: TurnRequested, timeout_s: float) -> TurnCompleted | None:
+    async def submit(self, request: TurnRequested, timeout_s: float,
+                     timings: TurnTimings | None = None) -> TurnCompleted | None:
         """Publish ``request`` and wait for its completion; ``None`` when the deadline passes."""
         fut: asyncio.Future[TurnCompleted] = asyncio.get_running_loop().create_future()
         self._pending[request.turn_id] = fut
+        began = time.perf_counter()
         try:
             await self.bus.publish(request)
-            return await asyncio.wait_for(fut, timeout=max(0.0, timeout_s))
+            stored = time.perf_counter()
+            if timings is not None:
+                timings.add("puback", (stored - began) * 1000)
+            completed = await asyncio.wait_for(fut, timeout=max(0.0, timeout_s))
+            if timings is not None:
+                timings.add("completion", (time.perf_counter() - stored) * 1000)
+            return completed
         except TimeoutError:
             return None
         except (NatsError, FastStreamException) as exc:

@@ -21,6 +21,7 @@ from duocthu_gateway import metrics
 from duocthu_gateway.application.conversations import Conversations
 from duocthu_gateway.domain.reasons import stage_unavailable_message
 from duocthu_gateway.domain.responses import abstain, render
+from duocthu_gateway.domain.timing import TurnTimings, hop_phases
 from duocthu_gateway.errors import TurnNotPublished
 from duocthu_gateway.ports import Availability, Blocker, TurnExchange
 from duocthu_runtime.bus.envelope import new_turn, utcnow
@@ -42,12 +43,15 @@ class Asking:
 
     async def ask(self, body: RagQueryRequest, correlation_id: str,
                   on_turn: Callable[[TurnRequested], None] | None = None,
-                  client_key: str | None = None) -> RagQueryResponse:
-        """One turn; ``on_turn`` sees the turn before it is published (the SSE stream watches its progress)."""
+                  client_key: str | None = None, timings: TurnTimings | None = None) -> RagQueryResponse:
+        """One turn; ``on_turn`` sees the turn before it is published (the SSE stream watches its progress);
+        ``timings`` gets the gateway's phases and the turn's hops (the ``Server-Timing`` header)."""
         started = time.perf_counter()
+        clock = timings or TurnTimings()
         with span("gateway query", mode=body.response_mode) as current:
             otel_trace_id = trace_id_hex(current)
-            state = await self.conversations.state(body.conversation_id)
+            with clock.phase("state"):
+                state = await self.conversations.state(body.conversation_id)
             payload = TurnRequestedPayload(
                 query=body.query, conversation_id=body.conversation_id, response_mode=body.response_mode,
                 history=state.history, last_frame=state.last_frame, clarify_streak=state.clarify_streak,
@@ -61,7 +65,7 @@ class Asking:
             blocker = await self._blocker()
             if blocker is None:
                 try:
-                    completed = await self.turns.submit(turn, (turn.deadline - utcnow()).total_seconds())
+                    completed = await self.turns.submit(turn, (turn.deadline - utcnow()).total_seconds(), clock)
                 except TurnNotPublished:
                     log.exception("turn_publish_failed", turn_id=turn.turn_id)
                     blocker = Blocker(Reason.BUS_UNAVAILABLE)
@@ -74,8 +78,10 @@ class Asking:
                                    conversation_id=body.conversation_id, otel_trace_id=otel_trace_id,
                                    reason_message=message)
             else:
-                response = render(completed, otel_trace_id=otel_trace_id)
-        await self.conversations.record(response, completed, body.query, client_key)
+                clock.phases.extend(hop_phases(turn.occurred_at, completed.stage_timings, utcnow()))
+                with clock.phase("render"):
+                    response = render(completed, otel_trace_id=otel_trace_id)
+        self.conversations.record(response, completed, body.query, client_key)  # written behind the response
         metrics.REQUEST_LATENCY.labels(response.decision).observe(time.perf_counter() - started)
         metrics.RESPONSES.labels(response.decision, response.reason).inc()
         return response

@@ -2,18 +2,26 @@
 
 Before a turn: the recent history, the last normalized frame and the clarify
 streak go out with ``turn.requested`` (a read failure sends none and counts).
-After it: the turn is written as history and retrieval trace (a write
-failure still returns the answer and counts).  The history and feedback
+After it: the turn is written as history and retrieval trace *behind* the
+response (a store write costs tens of milliseconds on a loaded SQLite, more
+than the whole bus), still fail-open (a write failure is logged and counted).
+A read on this replica waits for the writes it depends on — a conversation's
+state, history and ownership for that conversation's pending writes, feedback
+for its turn's — so a follow-up sent here always sees the previous turn; the
+shutdown drains every pending write before the store closes.  The history and feedback
 endpoints, by contrast, report a store failure (503 with its reason), and
 serve only the client that owns the conversation (domain/ownership.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+from datetime import datetime
+
 from duocthu_contracts.http import FeedbackAccepted, FeedbackRequest, HistoryEntry, HistoryResponse, RagQueryResponse
 from duocthu_contracts.messages import TurnCompleted
 from duocthu_gateway import metrics
-from duocthu_gateway.domain.conversation import NO_CONVERSATION, ConversationState, turn_record
+from duocthu_gateway.domain.conversation import NO_CONVERSATION, ConversationState, TurnRecord, turn_record
 from duocthu_gateway.domain.ownership import owns
 from duocthu_gateway.errors import StoreUnavailable
 from duocthu_gateway.ports import TurnStore
@@ -27,10 +35,13 @@ class Conversations:
     def __init__(self, store: TurnStore, history_turns: int) -> None:
         self.store = store
         self.history_turns = history_turns
+        #: pending writes by key: ``*`` (all), ``c:<conversation id>``, ``t:<turn id>``
+        self._writes: dict[str, set[asyncio.Task[None]]] = {}
 
     async def state(self, conversation_id: str | None) -> ConversationState:
         if not conversation_id:
             return NO_CONVERSATION
+        await self.written(f"c:{conversation_id}")
         try:
             return await self.store.conversation(conversation_id, self.history_turns)
         except StoreUnavailable:
@@ -38,16 +49,47 @@ class Conversations:
             log.exception("history_read_failed", conversation_id=conversation_id)
             return NO_CONVERSATION
 
-    async def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str,
-                     client_key: str | None = None) -> None:
+    def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str,
+               client_key: str | None = None) -> None:
+        """Write the turn behind the response (see the module docstring); returns at once."""
+        at = utcnow()
+        keys = ["*", f"t:{response.trace_id}"]
+        if response.conversation_id:
+            keys.append(f"c:{response.conversation_id}")
+        task = asyncio.get_running_loop().create_task(self._write(response, completed, query, at, client_key))
+        for key in keys:
+            self._writes.setdefault(key, set()).add(task)
+        task.add_done_callback(lambda done: self._forget(done, keys))
+
+    async def _write(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str, at: datetime,
+                     client_key: str | None) -> None:
+        record: TurnRecord = turn_record(response, completed, query, at, client_key)
         try:
-            await self.store.record_turn(turn_record(response, completed, query, utcnow(), client_key))
+            await self.store.record_turn(record)
         except StoreUnavailable:
             metrics.TRACE_WRITE_FAILURES.inc()
             log.exception("trace_write_failed", turn_id=response.trace_id)
+        except Exception:  # the top of a background task: nothing above can report it; counted like the rest
+            metrics.TRACE_WRITE_FAILURES.inc()
+            log.exception("trace_write_crashed", turn_id=response.trace_id)
+
+    def _forget(self, task: asyncio.Task[None], keys: list[str]) -> None:
+        for key in keys:
+            pending = self._writes.get(key)
+            if pending is not None:
+                pending.discard(task)
+                if not pending:
+                    del self._writes[key]
+
+    async def written(self, key: str = "*") -> None:
+        """Wait until the pending writes under ``key`` (default: all of them) are done, whatever their outcome."""
+        pending = self._writes.get(key)
+        if pending:
+            await asyncio.wait(set(pending))
 
     async def owned_by(self, conversation_id: str, client_key: str) -> bool:
         """Whether ``client_key`` may read or continue the conversation; raises :class:`StoreUnavailable`."""
+        await self.written(f"c:{conversation_id}")
         return owns(await self.store.conversation_owners(conversation_id), client_key)
 
     async def may_continue(self, conversation_id: str, client_key: str) -> bool:
@@ -61,6 +103,7 @@ class Conversations:
 
     async def history(self, conversation_id: str, limit: int) -> HistoryResponse:
         """A conversation's turns, oldest first; raises :class:`StoreUnavailable`."""
+        await self.written(f"c:{conversation_id}")
         try:
             turns = await self.store.recent(conversation_id, limit)
         except StoreUnavailable:
@@ -73,6 +116,7 @@ class Conversations:
     async def feedback(self, body: FeedbackRequest, client_key: str) -> FeedbackAccepted | bool | None:
         """Feedback on a turn this store knows (``None``: no such turn; ``False``: another client's turn);
         raises :class:`StoreUnavailable`."""
+        await self.written(f"t:{body.trace_id}")
         exists, owner = await self.store.turn_owner(body.trace_id)
         if not exists:
             return None

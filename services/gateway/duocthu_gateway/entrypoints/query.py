@@ -9,6 +9,7 @@ from duocthu_contracts.http import RagQueryRequest, RagQueryResponse
 from duocthu_gateway import metrics
 from duocthu_gateway.domain.clients import client_address
 from duocthu_gateway.domain.ownership import NOT_OWNER
+from duocthu_gateway.domain.timing import TurnTimings
 from duocthu_gateway.entrypoints.deps import Gateway, GatewayDep
 from duocthu_gateway.entrypoints.errors import documented, error_response, request_trace_id
 from duocthu_gateway.entrypoints.identity import Client, hand_over, presented_or_issued
@@ -40,19 +41,30 @@ async def foreign(request: Request, gateway: Gateway, body: RagQueryRequest, cli
 
 
 @router.post("/v1/rag/query", response_model=RagQueryResponse, responses=documented(400, 403, 422, 429, 503))
-async def query(body: RagQueryRequest, request: Request, response: Response,
-                gateway: GatewayDep) -> RagQueryResponse | JSONResponse:
+async def query(body: RagQueryRequest, request: Request, gateway: GatewayDep) -> Response:
+    """The verified result.  Serialised once, here, from the model the use case built (FastAPI would dump it,
+    validate the dump against ``response_model`` and dump it again); ``response_model`` still documents it."""
+    timings = TurnTimings()
     correlation_id = request_trace_id(request)
-    if (limited := await rate_limited(request, gateway, correlation_id)) is not None:
+    with timings.phase("ratelimit"):
+        limited = await rate_limited(request, gateway, correlation_id)
+    if limited is not None:
         return limited
     client = presented_or_issued(request)
-    if (refused := await foreign(request, gateway, body, client)) is not None:
+    with timings.phase("owner"):
+        refused = await foreign(request, gateway, body, client)
+    if refused is not None:
         return refused
-    result = await gateway.asking.ask(body, correlation_id, client_key=client.key)
+    result = await gateway.asking.ask(body, correlation_id, client_key=client.key, timings=timings)
+    with timings.phase("serialise"):
+        response = Response(content=result.model_dump_json(), media_type="application/json")
     hand_over(response, client)
     response.headers["X-Correlation-ID"] = result.correlation_id
     response.headers["X-Trace-ID"] = result.trace_id
-    return result
+    if gateway.settings.server_timing:
+        timings.total()
+        response.headers["Server-Timing"] = timings.header()
+    return response
 
 
 @router.post("/v1/rag/query/stream", response_model=None, responses={
