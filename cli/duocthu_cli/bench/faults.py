@@ -138,10 +138,10 @@ class Clients:
                 time.sleep(0.2)
                 continue
             question.statuses[response.status_code] += 1
-            if response.status_code >= 500:  # noqa: PLR2004 - the 5xx class
+            if response.status_code >= 500:
                 time.sleep(0.2)
                 continue
-            if response.status_code == 200:  # noqa: PLR2004
+            if response.status_code == 200:
                 body = response.json()
                 question.decision, question.reason = body.get("decision"), body.get("reason")
                 question.finished = time.monotonic()
@@ -203,7 +203,7 @@ def kill(stack: Stack, target: str) -> None:
 
 def _ready(url: str) -> bool:
     try:
-        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200  # noqa: PLR2004
+        return httpx.get(f"{url}/readyz", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
 
@@ -277,7 +277,7 @@ def tally(target: str, asked: Sequence[Question], audit: Audit, history: Counter
     """The figures of a round from what the clients saw, the audit stream and the history."""
     result = Round(target, sent=len(asked))
     for question in asked:
-        result.server_errors += sum(n for code, n in question.statuses.items() if code >= 500)  # noqa: PLR2004
+        result.server_errors += sum(n for code, n in question.statuses.items() if code >= 500)
         result.broken += question.broken
         if question.finished is None:
             result.lost += 1

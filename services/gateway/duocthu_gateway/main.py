@@ -30,7 +30,7 @@ from duocthu_gateway.entrypoints.deps import Gateway
 from duocthu_gateway.entrypoints.errors import install_error_handlers, publish_error_codes
 from duocthu_gateway.entrypoints.limits import BodyLimits
 from duocthu_gateway.errors import StoreUnavailable
-from duocthu_gateway.settings import GatewaySettings
+from duocthu_gateway.settings import TURN_STAGES, GatewaySettings
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.observability.logging import configure_logging, get_logger
 from duocthu_runtime.observability.tracing import configure_tracing
@@ -47,7 +47,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     bus = Bus(settings, client_name=f"gateway:{settings.instance_id}")
     store = open_store(settings)
     turns = TurnCorrelator(bus, settings.instance_id)
-    readiness = BusReadiness(bus, settings.required_stages)
+    readiness = BusReadiness(bus, settings.required_stages, turn_stages=TURN_STAGES)
     ingest_jobs = IngestJobBoard(bus)
     chats = Conversations(store, settings.history_turns)
     gateway = Gateway(

@@ -8,7 +8,11 @@ from pydantic import Field
 
 from duocthu_runtime.settings import RuntimeSettings
 
-STAGES = ("understanding", "retrieval", "generation", "verifier", "ingest-worker")
+#: The stages a question passes through: one of them without a live replica refuses a turn at once.
+TURN_STAGES = ("understanding", "retrieval", "generation", "verifier")
+#: What ``/readyz`` requires: the question path, and the ingest worker (an operator must see it gone, but a
+#: question never waits for it, so its absence refuses no turn).
+STAGES = (*TURN_STAGES, "ingest-worker")
 
 
 class GatewaySettings(RuntimeSettings):

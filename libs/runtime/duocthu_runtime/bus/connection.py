@@ -120,15 +120,19 @@ class Bus:
     async def stop(self) -> None:
         await self.broker.stop()
 
-    async def publish(self, message: Message) -> bool:
-        """Publish durably; returns False when JetStream dropped it as a duplicate."""
+    async def publish(self, message: Message, *, timeout_s: float = 10.0) -> bool:
+        """Publish durably; returns False when JetStream dropped it as a duplicate.
+
+        Publishing the same message again is safe (its ``Nats-Msg-Id`` is its id), so a caller whose
+        publish timed out while the server restarted may simply publish it again.
+        """
         subject = subject_for(message)
         headers = {"Nats-Msg-Id": message.message_id}
         traceparent = getattr(message, "traceparent", None)
         if traceparent:
             headers["traceparent"] = traceparent
         ack = await self.broker.publish(
-            encode(message), subject, headers=headers, stream=stream_for(subject), timeout=10
+            encode(message), subject, headers=headers, stream=stream_for(subject), timeout=timeout_s
         )
         return not bool(getattr(ack, "duplicate", False))
 

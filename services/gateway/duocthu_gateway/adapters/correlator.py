@@ -27,6 +27,12 @@ from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
 
+#: How long a turn is published again while the bus restarts (the supervisor brings NATS back in seconds),
+#: each attempt's wait for the PubAck, and the pause between attempts.
+REPUBLISH_WINDOW_S = 8.0
+PUBLISH_ATTEMPT_S = 2.0
+REPUBLISH_PAUSE_S = 0.25
+
 
 class TurnCorrelator:
     def __init__(self, bus: Bus, origin: str) -> None:
@@ -81,14 +87,35 @@ class TurnCorrelator:
 
     async def submit(self, request: TurnRequested, timeout_s: float) -> TurnCompleted | None:
         """Publish ``request`` and wait for its completion; ``None`` when the deadline passes."""
-        fut: asyncio.Future[TurnCompleted] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        fut: asyncio.Future[TurnCompleted] = loop.create_future()
         self._pending[request.turn_id] = fut
         try:
-            await self.bus.publish(request)
-            return await asyncio.wait_for(fut, timeout=max(0.0, timeout_s))
-        except TimeoutError:
-            return None
-        except (NatsError, FastStreamException) as exc:
-            raise TurnNotPublished(f"{type(exc).__name__}: {exc}") from exc
+            await self._publish(request, min(timeout_s, REPUBLISH_WINDOW_S))
+            try:
+                return await asyncio.wait_for(fut, timeout=max(0.0, timeout_s - (loop.time() - started)))
+            except TimeoutError:
+                return None
         finally:
             self._pending.pop(request.turn_id, None)
+
+    async def _publish(self, request: TurnRequested, window_s: float) -> None:
+        """Store the turn in JetStream, publishing it again (same message id: one stored copy) while the bus
+        restarts; raises :class:`TurnNotPublished` when it is still not stored after ``window_s``.
+
+        Without this, a turn whose PubAck was lost with a killed server waited out the publish timeout and was
+        answered ``request_budget_exhausted`` (issue 21's fault-injection run), though the server was back in
+        two seconds.
+        """
+        loop = asyncio.get_running_loop()
+        until = loop.time() + window_s
+        while True:
+            try:
+                await self.bus.publish(request, timeout_s=max(0.1, min(PUBLISH_ATTEMPT_S, until - loop.time())))
+                return
+            except (TimeoutError, NatsError, FastStreamException) as exc:
+                if loop.time() + REPUBLISH_PAUSE_S >= until:
+                    raise TurnNotPublished(f"{type(exc).__name__}: {exc}") from exc
+                log.warning("turn_publish_retried", turn_id=request.turn_id, error=f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(REPUBLISH_PAUSE_S)
