@@ -28,8 +28,10 @@ What each figure means (:class:`Round`):
   whose retry ran a second turn: one answer for the client and one history row, but the pipeline's work twice;
 * **5xx** — HTTP responses with a status of 500 or more (a broken connection is not a response);
 * **longest turn** — first send to answer of the slowest question, retries included;
-* **ready** — from the kill until the replacement process runs and answers its own ``/readyz`` (every
-  service's, for NATS: each must be back on the bus) and the gateway's ``/readyz`` is 200.
+* **ready** — from the kill until the stack serves again: a process of the killed service runs and answers its
+  own ``/readyz`` (a surviving replica counts; for NATS: the server runs and every service is back on it) and
+  the gateway's ``/readyz`` is 200;
+* **replaced** — from the kill until the killed process itself is back (restarted by the supervisor) and ready.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import httpx
@@ -172,16 +174,20 @@ class Round:
     broken: int = 0
     longest_turn_s: float = 0.0
     ready_s: float | None = None
+    replaced_s: float | None = None
     problems: list[str] = field(default_factory=list)
 
     HEADER = ("killed", "sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "5xx",
-              "broken conn.", "longest turn s", "ready s")
+              "broken conn.", "longest turn s", "ready s", "replaced s")
 
     def row(self) -> tuple[str, ...]:
-        ready = "never" if self.ready_s is None else f"{self.ready_s:.1f}"
         return (self.target, str(self.sent), str(self.answered), str(self.refused), str(self.budget),
                 str(self.lost), str(self.duplicated), str(self.rerun), str(self.server_errors), str(self.broken),
-                f"{self.longest_turn_s:.1f}", ready)
+                f"{self.longest_turn_s:.1f}", _seconds(self.ready_s), _seconds(self.replaced_s))
+
+
+def _seconds(value: float | None) -> str:
+    return "never" if value is None else f"{value:.1f}"
 
 
 def table(rounds: Sequence[Round]) -> str:
@@ -214,8 +220,15 @@ def _child_ready(stack: Stack, child: Child) -> bool:
     return _ready(stack.url if child.name == "gateway" else f"http://127.0.0.1:{child.health_port}")
 
 
-def ready_again(stack: Stack, target: str) -> bool:
-    """The replacement runs and is ready (every service, after the bus), and so is the gateway."""
+def serving_again(stack: Stack, target: str) -> bool:
+    """The stack serves again after ``target`` was killed: some process of it is ready, and so is the gateway."""
+    if target == NATS:
+        return replaced(stack, target)
+    return any(_child_ready(stack, child) for child in stack.children if child.name == target) and _ready(stack.url)
+
+
+def replaced(stack: Stack, target: str) -> bool:
+    """The killed process itself is back and ready (for NATS: the server, and every service on it again)."""
     if target == NATS:
         if stack.nats is None or not stack.nats.alive():
             return False
@@ -225,10 +238,10 @@ def ready_again(stack: Stack, target: str) -> bool:
     return all(_child_ready(stack, child) for child in victims) and _ready(stack.url)
 
 
-def wait_ready_again(stack: Stack, target: str, since: float, timeout_s: float) -> float | None:
-    """Seconds from ``since`` until :func:`ready_again`; None when ``timeout_s`` passes first."""
+def seconds_until(done: Callable[[], bool], since: float, timeout_s: float) -> float | None:
+    """Seconds from ``since`` until ``done()``; None when ``timeout_s`` passes first."""
     while time.monotonic() - since < timeout_s:
-        if ready_again(stack, target):
+        if done():
             return time.monotonic() - since
         time.sleep(0.1)
     return None
@@ -307,19 +320,20 @@ def tally(target: str, asked: Sequence[Question], audit: Audit, history: Counter
 
 
 def kill_under_load(stack: Stack, target: str, *, clients: int = 4, before_s: float = 2.0, after_s: float = 2.0,
-                    ready_timeout_s: float = 30.0, tag: str | None = None) -> Round:
-    """Ask with ``clients`` clients, kill ``target`` after ``before_s``, wait until it is ready again, ask for
-    ``after_s`` more, then count. The stack must be supervised (:meth:`Stack.supervise_in_background`)."""
+                    ready_timeout_s: float = 60.0, tag: str | None = None) -> Round:
+    """Ask with ``clients`` clients, kill ``target`` after ``before_s``, wait until the stack serves again and
+    the killed process is replaced (so rounds do not overlap), ask for ``after_s`` more, then count. The stack must be supervised (:meth:`Stack.supervise_in_background`)."""
     prefix = tag or f"fault-{target}-{int(time.time() * 1000)}"
     load = Clients(stack.url, count=clients, tag=prefix).start()
     time.sleep(before_s)
     killed_at = time.monotonic()
     kill(stack, target)
-    ready_s = wait_ready_again(stack, target, killed_at, ready_timeout_s)
+    ready_s = seconds_until(lambda: serving_again(stack, target), killed_at, ready_timeout_s)
+    replaced_s = seconds_until(lambda: replaced(stack, target), killed_at, ready_timeout_s)
     time.sleep(after_s)
     asked = load.stop()
     # the pipeline may still be finishing a turn whose client gave up: let the audit settle first
     time.sleep(1.0)
     result = tally(target, asked, asyncio.run(read_audit(stack, prefix)), history_rows(stack, prefix))
-    result.ready_s = ready_s
+    result.ready_s, result.replaced_s = ready_s, replaced_s
     return result
