@@ -19,6 +19,10 @@ class GatewaySettings(RuntimeSettings):
     service_name: str = "gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080
+    http_reuse_port: bool = Field(default=False, description=(
+        "share HTTP_PORT with the other gateway replicas on this host (SO_REUSEPORT): the kernel spreads new "
+        "connections over the live ones, so a replica that dies leaves the port served (set by `duocthu up` "
+        "with several gateways; off by default, so a second stack on a taken port fails instead of sharing it)"))
     turn_deadline_s: float = Field(default=40.0, gt=0, description="wall-clock budget of one turn")
     turn_llm_calls: int = Field(default=8, ge=0, description="LLM calls one turn may spend")
     history_turns: int = Field(default=6, ge=0, description="recent turns sent with a request")
