@@ -68,8 +68,8 @@ def up(  # noqa: PLR0917 - typer options
         "which book to serve: 'sample' or 'synthetic:N' (N generated monographs, as `duocthu corpus synth`; "
         "the real book's size is synthetic:684)"))] = "sample",
     replicas: Annotated[int, typer.Option(min=1, help=(
-        "processes per pipeline stage; the gateway runs one, and retrieval one unless QDRANT_URL is set "
-        "(the embedded index directory has a single owner)"))] = 1,
+        "processes per pipeline stage and gateways (they share the port); retrieval runs one unless QDRANT_URL is "
+        "set (the embedded index directory has a single owner)"))] = 1,
 ) -> None:
     """Start NATS (unless NATS_URL is set) and every service, restart whatever dies; stop all on Ctrl-C/SIGTERM."""
     from duocthu_cli.corpus_source import parse_corpus_source, prepare_corpus_pdf
@@ -81,7 +81,7 @@ def up(  # noqa: PLR0917 - typer options
 
     stack = Stack(var_dir=var_dir, gateway_port=port, nats_url=nats_url, log=log,
                   replicas={name: replicas for name in SERVICES
-                            if name != "gateway" and (name != "retrieval" or os.environ.get("QDRANT_URL"))})
+                            if name != "retrieval" or os.environ.get("QDRANT_URL")})
     stopping = False
     starting = True
 

@@ -165,12 +165,21 @@ class Stack:
             self.nats_backoff = self.backoff_factory()
             self.nats_backoff.started(time.monotonic())
             self.nats_url = self.nats.url
+        later: list[Child] = []
         for name in self.services:
             for replica in range(self.replicas.get(name, 1)):
-                self.add_child(name, replica).start()
+                child = self.add_child(name, replica)
+                if name == "gateway" and replica > 0:
+                    later.append(child)  # after the first has migrated the store: replicas would race on SQLite
+                else:
+                    child.start()
         if bootstrap is not None:
             bootstrap(self)
         self.wait_ready(ready_timeout_s, ready_path)
+        for child in later:
+            child.start()
+        if later:
+            self.wait_ready(ready_timeout_s, ready_path)  # raises if a later gateway died at start
         return self
 
     def base_env(self) -> dict[str, str]:
@@ -209,6 +218,8 @@ class Stack:
         env["INSTANCE_ID"] = f"{name}-{replica}-{os.getpid()}"
         if name == "gateway":
             env["HTTP_PORT"] = str(self.gateway_port)
+            if self.replicas.get("gateway", 1) > 1:
+                env["HTTP_REUSE_PORT"] = "1"  # the replicas share the port: one dying leaves it served
         child = Child(name, replica, env, self.var_dir / "logs" / f"{name}-{replica}.log", port,
                       backoff=self.backoff_factory())
         self.children.append(child)

@@ -6,12 +6,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from nats.aio.msg import Msg
+
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
-from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload
+from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_turn
 from duocthu_runtime.bus.stage import Stage, StageContext
+from duocthu_runtime.bus.subjects import addressed_subject
+from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 
@@ -32,12 +36,20 @@ async def test_slow_handler_keeps_its_message_and_a_dead_one_is_redelivered_quic
     await worker.start()
     publisher = Bus(settings, client_name="publisher")
     await publisher.connect()
+    completions: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def completed(msg: Msg) -> None:
+        await completions.put(msg.data)
+
+    await publisher.broker.connection.subscribe(addressed_subject(TurnCompleted, "gw"), cb=completed)
     turn = new_turn(TurnRequested, TurnRequestedPayload(query="slow"), origin="gw", deadline_s=60, llm_calls=8)
     await publisher.publish(turn)
     await asyncio.sleep(3.5)
     assert deliveries == ["slow:slow"], "progress acks kept a live slow handler's message from redelivery"
     release.set()
-    await asyncio.sleep(0.5)
+    completion = decode(await asyncio.wait_for(completions.get(), timeout=10), TurnCompleted)
+    assert completion.turn_id == turn.turn_id and completion.payload.reason is Reason.STAGE_NOT_IMPLEMENTED
+    assert deliveries == ["slow:slow"], "completed by the one delivery"
 
     await worker.stop()
     await publisher.stop()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -30,7 +31,7 @@ from duocthu_gateway.entrypoints.deps import Gateway
 from duocthu_gateway.entrypoints.errors import install_error_handlers, publish_error_codes
 from duocthu_gateway.entrypoints.limits import BodyLimits
 from duocthu_gateway.errors import StoreUnavailable
-from duocthu_gateway.settings import GatewaySettings
+from duocthu_gateway.settings import TURN_STAGES, GatewaySettings
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.observability.logging import configure_logging, get_logger
 from duocthu_runtime.observability.tracing import configure_tracing
@@ -47,7 +48,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     bus = Bus(settings, client_name=f"gateway:{settings.instance_id}")
     store = open_store(settings)
     turns = TurnCorrelator(bus, settings.instance_id)
-    readiness = BusReadiness(bus, settings.required_stages)
+    readiness = BusReadiness(bus, settings.required_stages, turn_stages=TURN_STAGES)
     ingest_jobs = IngestJobBoard(bus)
     chats = Conversations(store, settings.history_turns)
     gateway = Gateway(
@@ -99,8 +100,22 @@ def serve() -> None:
     configure_tracing("gateway")
     # proxy_headers off: uvicorn would otherwise rewrite the peer address from X-Forwarded-For for any
     # loopback peer; the gateway decides whom to believe itself (TRUSTED_PROXIES, domain/clients.py).
-    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_level="warning",
-                access_log=False, timeout_graceful_shutdown=10, proxy_headers=False)
+    config = uvicorn.Config(create_app(settings), host=settings.http_host, port=settings.http_port,
+                            log_level="warning", access_log=False, timeout_graceful_shutdown=10, proxy_headers=False)
+    server = uvicorn.Server(config)
+    server.run(sockets=[shared_socket(settings.http_host, settings.http_port)] if settings.http_reuse_port else None)
+
+
+def shared_socket(host: str, port: int) -> socket.socket:
+    """A listening socket other gateway replicas may bind too (SO_REUSEPORT): one dying leaves the port served."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
 
 
 def migrate() -> None:

@@ -8,13 +8,21 @@ from pydantic import Field
 
 from duocthu_runtime.settings import RuntimeSettings
 
-STAGES = ("understanding", "retrieval", "generation", "verifier", "ingest-worker")
+#: The stages a question passes through: one of them without a live replica refuses a turn at once.
+TURN_STAGES = ("understanding", "retrieval", "generation", "verifier")
+#: What ``/readyz`` requires: the question path, and the ingest worker (an operator must see it gone, but a
+#: question never waits for it, so its absence refuses no turn).
+STAGES = (*TURN_STAGES, "ingest-worker")
 
 
 class GatewaySettings(RuntimeSettings):
     service_name: str = "gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080
+    http_reuse_port: bool = Field(default=False, description=(
+        "share HTTP_PORT with the other gateway replicas on this host (SO_REUSEPORT): the kernel spreads new "
+        "connections over the live ones, so a replica that dies leaves the port served (set by `duocthu up` "
+        "with several gateways; off by default, so a second stack on a taken port fails instead of sharing it)"))
     turn_deadline_s: float = Field(default=40.0, gt=0, description="wall-clock budget of one turn")
     turn_llm_calls: int = Field(default=8, ge=0, description="LLM calls one turn may spend")
     history_turns: int = Field(default=6, ge=0, description="recent turns sent with a request")

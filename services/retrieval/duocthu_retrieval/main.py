@@ -17,7 +17,6 @@ from duocthu_contracts.messages import CorpusBatchEmbedded, TurnUnderstood
 from duocthu_providers import Embedder, make_query_embedder, make_sparse_encoder, space_identity
 from duocthu_retrieval.adapters.corpus_stream import CorpusStream
 from duocthu_retrieval.adapters.edge_index import EdgeIndex
-from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.adapters.replicas import ReplicaClient
 from duocthu_retrieval.application.maintenance import IndexMaintenance
 from duocthu_retrieval.application.query import Retriever
@@ -40,6 +39,10 @@ def open_index(settings: IndexSettings) -> VectorIndex:
     """The vector store ``settings`` name: a Qdrant server at ``QDRANT_URL`` (scale-out), else the embedded
     Qdrant Edge index under the var dir (which this process then locks)."""
     if settings.qdrant_url:
+        # imported here: qdrant_client is a third of this process's import time, and the embedded default (the
+        # one a supervisor restarts after a crash, with turns waiting on it) never needs it
+        from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
+
         return QdrantIndex.open(settings)
     return EdgeIndex.open(settings)
 

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
-from faststream.exceptions import IncorrectState
+from faststream.exceptions import FastStreamException, IncorrectState
 from faststream.nats import NatsBroker, NatsCredentials, NatsUserPassword
 from faststream.security import BaseSecurity
 from nats.aio.msg import Msg
@@ -44,16 +44,17 @@ from duocthu_runtime.settings import RuntimeSettings
 
 PRESENCE_BUCKET = "duocthu_presence"
 #: One stored publish waits at most this long for its PubAck before it is sent again (same message id).
-PUBLISH_ATTEMPT_S = 5.0
+PUBLISH_ATTEMPT_S = 2.0
 #: The pause between two attempts while a stream has no leader.
 PUBLISH_PAUSE_S = 0.25
 PRESENCE_TTL_S = 15.0
 
 log = get_logger(__name__)
 
-#: What a stored publish outlives by sending again: every one passes when a stream has a leader again.
+#: What a stored publish outlives by sending again: every one passes when a stream has a leader again, or when
+#: the connection is back (a restarted server: the client is reconnecting or the broker not yet connected).
 _TRANSIENT = (NoStreamResponseError, NoRespondersError, ServiceUnavailableError, ConnectionReconnectingError,
-              TimeoutError)
+              TimeoutError, NatsError, FastStreamException)
 
 M = TypeVar("M", bound=Message)
 R = TypeVar("R", bound=BaseModel)
@@ -130,13 +131,15 @@ class Bus:
     async def stop(self) -> None:
         await self.broker.stop()
 
-    async def publish(self, message: Message) -> bool:
+    async def publish(self, message: Message, *, within_s: float | None = None) -> bool:
         """Publish durably; returns False when JetStream dropped it as a duplicate.
 
         Retried for up to ``BUS_PUBLISH_RETRY_S`` while the stream cannot
         store it (no leader, connection failing over, PubAck lost): in a
         cluster, the kill of the node leading a stream leaves it leaderless
-        for seconds, and a turn must wait that out rather than fail.
+        for seconds, and a turn must wait that out rather than fail; a single
+        server killed and restarted by the supervisor is back within seconds
+        too.  ``within_s`` bounds the retrying (a turn's own deadline).
         """
         subject = subject_for(message)
         headers = {"Nats-Msg-Id": message.message_id}
@@ -144,7 +147,7 @@ class Bus:
         if traceparent:
             headers["traceparent"] = traceparent
         body, stream = encode(message), stream_for(subject)
-        give_up = time.monotonic() + self.settings.bus_publish_retry_s
+        give_up = time.monotonic() + (self.settings.bus_publish_retry_s if within_s is None else within_s)
         attempt = 0
         while True:
             attempt += 1

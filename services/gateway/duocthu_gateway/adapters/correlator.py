@@ -29,6 +29,11 @@ from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
 
+#: How long a turn is published again (``Bus.publish``, same message id) while the bus restarts: the supervisor
+#: brings NATS back in seconds, and a turn whose PubAck was lost with the killed server must not wait out its
+#: whole budget and end as request_budget_exhausted (issue 21's fault-injection run).
+REPUBLISH_WINDOW_S = 8.0
+
 
 class TurnCorrelator:
     def __init__(self, bus: Bus, origin: str) -> None:
@@ -84,21 +89,25 @@ class TurnCorrelator:
     async def submit(self, request: TurnRequested, timeout_s: float,
                      timings: TurnTimings | None = None) -> TurnCompleted | None:
         """Publish ``request`` and wait for its completion; ``None`` when the deadline passes."""
-        fut: asyncio.Future[TurnCompleted] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        fut: asyncio.Future[TurnCompleted] = loop.create_future()
         self._pending[request.turn_id] = fut
         began = time.perf_counter()
         try:
-            await self.bus.publish(request)
+            try:
+                await self.bus.publish(request, within_s=min(timeout_s, REPUBLISH_WINDOW_S))
+            except (NatsError, FastStreamException, TimeoutError) as exc:
+                raise TurnNotPublished(f"{type(exc).__name__}: {exc}") from exc
             stored = time.perf_counter()
             if timings is not None:
                 timings.add("puback", (stored - began) * 1000)
-            completed = await asyncio.wait_for(fut, timeout=max(0.0, timeout_s))
+            try:
+                completed = await asyncio.wait_for(fut, timeout=max(0.0, timeout_s - (loop.time() - started)))
+            except TimeoutError:
+                return None
             if timings is not None:
                 timings.add("completion", (time.perf_counter() - stored) * 1000)
             return completed
-        except TimeoutError:
-            return None
-        except (NatsError, FastStreamException) as exc:
-            raise TurnNotPublished(f"{type(exc).__name__}: {exc}") from exc
         finally:
             self._pending.pop(request.turn_id, None)

@@ -19,14 +19,15 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymupdf
-
 from duocthu_gateway.errors import CropError
 from duocthu_runtime.hashing import file_sha256
 
 ZOOM = 2.0
 MARGIN = 6.0
 MAX_FILES = 2000
+
+# PyMuPDF is imported on the first crop, not with this module: it is most of the gateway's import time, and a
+# gateway restarted after a crash (clients waiting) should not pay for it before it can answer a question.
 
 
 @dataclass
@@ -45,6 +46,8 @@ class CropRenderer:
 
     def _pages(self) -> dict[int, tuple[float, float, float, float]]:
         if self._page_rects is None:
+            import pymupdf
+
             with pymupdf.open(self.pdf) as doc:
                 self._page_rects = {number: tuple(doc[number].rect) for number in range(doc.page_count)}
         return self._page_rects
@@ -75,6 +78,8 @@ class CropRenderer:
         cached = self.cache_dir / f"{key.hexdigest()}.png"
         if cached.is_file():
             return cached.read_bytes(), True
+        import pymupdf
+
         with pymupdf.open(self.pdf) as doc:
             rect = pymupdf.Rect(left, top, right, bottom) & doc[page].rect
             png = doc[page].get_pixmap(matrix=pymupdf.Matrix(ZOOM, ZOOM), clip=rect).tobytes("png")

@@ -23,9 +23,16 @@ log = get_logger(__name__)
 
 
 class BusReadiness:
-    def __init__(self, bus: Bus, required_stages: Sequence[str], *, cache_s: float = 1.0) -> None:
+    """``required_stages`` make ``/readyz`` fail when one has no live replica; only those among ``turn_stages``
+    (a question's path) also refuse a turn: a dead ingest worker must not turn every question away (issue 21's
+    fault-injection run saw 269 ``stage_unavailable`` answers while only the ingest worker restarted)."""
+
+    def __init__(self, bus: Bus, required_stages: Sequence[str], *, turn_stages: Sequence[str] | None = None,
+                 cache_s: float = 1.0) -> None:
         self.bus = bus
         self.required_stages = tuple(required_stages)
+        self.turn_stages = tuple(stage for stage in self.required_stages
+                                 if turn_stages is None or stage in turn_stages)
         self.cache_s = cache_s
         self._seen: tuple[float, Blocker | None] = (float("-inf"), None)
         self._unreadable_at = float("-inf")
@@ -47,7 +54,7 @@ class BusReadiness:
             log.warning("presence_unreadable", error=f"{type(exc).__name__}: {exc}")
             self._unreadable_at = now
             return seen
-        missing = [stage for stage in self.required_stages if live.get(stage, 0) == 0]
+        missing = [stage for stage in self.turn_stages if live.get(stage, 0) == 0]
         found = Blocker(Reason.STAGE_UNAVAILABLE, missing[0]) if missing else None
         if found is not None and now - self._unreadable_at < PRESENCE_TTL_S:
             # While the bucket was unreadable the stages could not renew their entries either, so an entry
