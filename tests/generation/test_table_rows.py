@@ -153,3 +153,18 @@ def test_an_age_in_years_selects_the_row_of_a_table_printed_in_months() -> None:
     asked = _write(_dose_frame("Trẻ em", weight_kg=9), evidence)
     assert asked.clarifying_question == "Tuổi (tháng) của người bệnh ở mức nào?"
     assert asked.quick_replies == ["Tuổi (tháng) 1 – 5", "Tuổi (tháng) 6 – 11", "Tuổi (tháng) 12 – 23"]
+
+
+def test_the_bands_offered_are_every_row_as_printed_or_none(sample_ingest: IngestResult) -> None:
+    vanco = _section(sample_ingest, "vancomycin")
+    asked = _write(_dose_frame("Suy thận", ckd=True), vanco)
+    header = "Độ thanh thải creatinin (ml/phút)"
+    assert asked.clarifying_question == f"{header} của người bệnh ở mức nào?"
+    assert asked.quick_replies == [f"{header} > 50", f"{header} 20 – 50", f"{header} < 20 (không thẩm tách)",
+                                   f"{header} Thẩm tách máu ngắt quãng"]
+    picked = _write(_dose_frame("Suy thận", ckd=True, band=PrintedBand(header=header, band="Thẩm tách máu ngắt quãng")),
+                    vanco)
+    assert _key_cells(picked) == [f"{header}: Thẩm tách máu ngắt quãng"] and "500 mg – 1 g" in picked.claims[0].text
+    # gentamicin prints six bands below normal function: not four of them as if they were all — no band question
+    genta = _write(_dose_frame("Suy thận", ckd=True), _section(sample_ingest, "gentamicin"))
+    assert not genta.claims and genta.clarifying_question is None

@@ -46,6 +46,8 @@ def test_a_band_reply_is_split_into_its_printed_header_and_key_cell() -> None:
     assert split("Độ thanh thải creatinin (ml/phút) trên 20") == PrintedBand(
         header="Độ thanh thải creatinin (ml/phút)", band="trên 20")
     assert split("Cân nặng (kg) 10 – 14,9") == PrintedBand(header="Cân nặng (kg)", band="10 – 14,9")
+    assert split("Độ thanh thải creatinin (ml/phút) < 20 (không thẩm tách)") == PrintedBand(
+        header="Độ thanh thải creatinin (ml/phút)", band="< 20 (không thẩm tách)")
     assert split("Người lớn") is None and split("Trẻ em từ 1 đến 5 tuổi") is None
 
 

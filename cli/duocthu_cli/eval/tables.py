@@ -10,27 +10,33 @@ table by page and position, and:
 * cells — every slot of a released grid against the truth grid; a released
   slot that differs is a *wrong cell released* (the figure that must be 0);
 * clearance questions — one per body row of a released table keyed on renal
-  function (its band read by ``bands.cell_band``), the value inside the band:
-  the evidence policy's decision over the dose section as route A reads it
-  (``answered_by_rows`` as the retriever applies it) with the tables
-  quarantined (before issue 19) and as released (after), and whether the
-  value selects exactly that row.  The decision is the retrieval policy's,
-  not a full end-to-end answer through generation and the verifier.
+  function (its band read by ``bands.cell_band``), the value inside the band,
+  asked as a dose question with that eGFR/Clcr in the patient context: route A
+  over the dose section with retrieval's policy (``answered_by_rows`` as the
+  retriever applies it), then generation's drafting with the extractive
+  writer, with the tables quarantined (before issue 19) and as released
+  (after).  Each ends VERIFY_PDF, answered from a table row, or otherwise;
+  and whether the row answered is exactly the row whose band holds the value.
+  The verifier is not run (its own evals cover row binding).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from duocthu_contracts.corpus import ChunkRecord
+from duocthu_contracts.corpus import ChunkKind, ChunkRecord
 from duocthu_contracts.decisions import Decision
 from duocthu_contracts.evidence import Route
-from duocthu_generation import cell_band, parse_label
+from duocthu_contracts.frame import DrugRef, PatientContext, QueryFrame, TurnType
+from duocthu_contracts.messages import EvidenceRetrievedPayload
+from duocthu_generation import Drafted, Drafting, ExtractiveWriter, cell_band, parse_label
 from duocthu_ingest import (
     DEFAULT_CONFIG,
     IngestRequest,
@@ -43,6 +49,7 @@ from duocthu_ingest import (
     resolve,
     run_ingest,
 )
+from duocthu_providers import TurnBudget
 from duocthu_retrieval import answered_by_rows, decide
 
 
@@ -57,12 +64,16 @@ class TableFigures:
     wrong_cells_released: int = 0
     questions: int = 0
     verify_pdf_before: int = 0
-    answerable_after: int = 0
+    answerable_before: int = 0
+    verify_pdf_after: int = 0
+    answerable_after: int = 0  # answered from a table row
     changed: int = 0
-    row_selected: int = 0
+    row_selected: int = 0  # the row answered is the row whose band holds the value
     seconds: float = 0.0
     quarantined: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    #: before issue 19, the questions answered from the text beside the quarantined table: what they said
+    answered_before: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -83,10 +94,34 @@ def _match(block: QuarantineBlock, truth: Sequence[dict[str, Any]]) -> dict[str,
     return None
 
 
-def _section_decision(chunks: Sequence[ChunkRecord]) -> Decision:
-    """Route A's decision over a dose section for a question that gives a clearance value (as the retriever decides)."""
-    whole = not answered_by_rows(chunks, renal_value_given=True)
-    return decide(Route.A_SECTION, [(c, None) for c in chunks], visual_blocks_whole_answer=whole).decision
+@dataclass(frozen=True)
+class Answer:
+    """How a clearance question ended through retrieval's policy and generation's drafting."""
+
+    decision: Decision
+    from_rows: bool = False
+    claims: tuple[str, ...] = ()
+
+
+_DRAFTING = Drafting(ExtractiveWriter())
+
+
+def _answer(chunks: Sequence[ChunkRecord], frame: QueryFrame) -> Answer:
+    """Route A over the dose section as the retriever decides it (the value given), then the extractive drafting."""
+    ordered = sorted(chunks, key=lambda c: c.part_index)
+    whole = not answered_by_rows(ordered, renal_value_given=True)
+    policy = decide(Route.A_SECTION, [(c, None) for c in ordered], visual_blocks_whole_answer=whole)
+    if policy.decision is not Decision.ANSWERABLE:
+        return Answer(policy.decision)
+    retrieved = EvidenceRetrievedPayload(query=frame.standalone_query, frame=frame, route=Route.A_SECTION,
+                                         evidence=policy.evidence)
+    budget = TurnBudget(deadline=datetime.now(UTC) + timedelta(seconds=60), calls_left=0)
+    out = asyncio.run(_DRAFTING.draft(retrieved, budget))
+    if not isinstance(out, Drafted):
+        return Answer(out.decision)
+    cited = [policy.evidence[i - 1] for c in out.draft.claims for i in c.citations]
+    rows = bool(cited) and all(e.chunk_kind is ChunkKind.TABLE_ROW for e in cited)
+    return Answer(Decision.ANSWERABLE, rows, tuple(c.text for c in out.draft.claims))
 
 
 def _value_in(low: float, high: float) -> float:
@@ -141,18 +176,28 @@ def _questions(figures: TableFigures, result: IngestResult, block: QuarantineBlo
     after = [c for c in result.chunks if c.drug_id == block.drug_id and c.section_key == block.section_key]
     before = [c for c in chunk_monograph(mono, before_blocks, result.page_map, DEFAULT_CONFIG, count_tokens)
               if c.section_key == block.section_key]
-    bands = [cell_band(grid.slots[r][0].text) for r in range(grid.header_rows, grid.nrows)]
-    for band in bands:
+    egfr = "egfr" in key_header.lower() or "lọc cầu thận" in key_header.lower()
+    drug = DrugRef(drug_id=block.drug_id, drug_name=after[0].drug_name if after else block.drug_id)
+    for r in range(grid.header_rows, grid.nrows):
+        key = grid.slots[r][0].text
+        band = cell_band(key)
         if band is None:
             continue
         value = _value_in(band.low, band.high)
         figures.questions += 1
-        was = _section_decision(before)
-        now = _section_decision(after)
-        figures.verify_pdf_before += was is Decision.VERIFY_PDF
-        figures.answerable_after += now is Decision.ANSWERABLE
-        figures.changed += was is Decision.VERIFY_PDF and now is Decision.ANSWERABLE
-        figures.row_selected += sum(1 for b in bands if b is not None and b.contains(value)) == 1
+        context = PatientContext(egfr=value) if egfr else PatientContext(crcl_ml_min=value)
+        frame = QueryFrame(turn_type=TurnType.DRUG_ATTRIBUTE, drugs=[drug], section_key=block.section_key,
+                           patient_context=context, standalone_query=f"Liều {drug.drug_name} khi {key_header} {value:g}?")
+        was, now = _answer(before, frame), _answer(after, frame)
+        figures.verify_pdf_before += was.decision is Decision.VERIFY_PDF
+        figures.answerable_before += was.decision is Decision.ANSWERABLE
+        if was.decision is Decision.ANSWERABLE:
+            figures.answered_before.append(f"{block.drug_id} {key_header} {value:g}: {' | '.join(was.claims)[:160]}")
+        figures.verify_pdf_after += now.decision is Decision.VERIFY_PDF
+        figures.answerable_after += now.from_rows
+        figures.changed += was.decision is Decision.VERIFY_PDF and now.from_rows
+        printed = f" — {' › '.join(grid.header_path(0))}: {key};"
+        figures.row_selected += now.from_rows and len(now.claims) == 1 and printed in now.claims[0]
 
 
 def tables_report(pdf: Path, truth_path: Path, transcriptions: Path | None, *,
@@ -167,5 +212,6 @@ def tables_report(pdf: Path, truth_path: Path, transcriptions: Path | None, *,
 def line(name: str, f: TableFigures) -> str:
     return (f"{name}: tables {f.truth_tables} in truth, found {f.found}, agreed {f.agreed}, released {f.released}; "
             f"cells {f.cells_correct}/{f.cells_compared} correct, wrong cells released {f.wrong_cells_released}; "
-            f"clearance questions {f.questions}: verify_pdf before {f.verify_pdf_before}, answerable after "
-            f"{f.answerable_after} (changed {f.changed}), value selects its row {f.row_selected}; {f.seconds} s")
+            f"clearance questions through generation {f.questions}: before verify_pdf {f.verify_pdf_before}, "
+            f"answerable {f.answerable_before}; after from a table row {f.answerable_after}, verify_pdf "
+            f"{f.verify_pdf_after} (changed {f.changed}), the value's own row {f.row_selected}; {f.seconds} s")

@@ -111,7 +111,11 @@ class KeyedRow:
     header: str
     key: str
     kind: KeyKind
-    band: bands.Range  # weight in kg, age in years, clearance in ml/min
+    #: weight in kg, age in years, clearance in ml/min; None for a key cell that prints no band ("Thẩm tách máu")
+    band: bands.Range | None
+
+    def holds(self, value: float | None) -> bool:
+        return value is not None and self.band is not None and self.band.contains(value)
 
     @property
     def reply(self) -> str:
@@ -128,16 +132,18 @@ RenalRow = KeyedRow
 
 
 def keyed_rows(paras: Sequence[Paragraph]) -> list[KeyedRow]:
-    """The rows of released tables keyed on clearance/eGFR, weight or age whose key cell prints a numeric band."""
+    """The rows of released tables keyed on clearance/eGFR, weight or age, each with the band its key cell prints.
+
+    A row whose key prints no band ("Thẩm tách máu", "< 20 (không thẩm tách)") is never selected by a value, but it
+    is one of the table's rows to offer when the question goes back (and the reply picks it by its printed key).
+    """
     out: list[KeyedRow] = []
     for p in paras:
         m = _ROW_RE.match(p.text)
         if m is None or (kind := key_kind(m["header"])) is None:
             continue
         band = bands.cell_band(m["key"])
-        if band is None:
-            continue
-        if kind is KeyKind.AGE:
+        if band is not None and kind is KeyKind.AGE:
             band = _in_years(band, m["header"])
         out.append(KeyedRow(p, m["caption"], m["header"].strip(), m["key"].strip(), kind, band))
     return out
@@ -145,7 +151,7 @@ def keyed_rows(paras: Sequence[Paragraph]) -> list[KeyedRow]:
 
 def renal_rows(paras: Sequence[Paragraph]) -> list[KeyedRow]:
     """The rows of released tables keyed on clearance/eGFR whose key cell prints a numeric band."""
-    return [r for r in keyed_rows(paras) if r.kind is KeyKind.RENAL]
+    return [r for r in keyed_rows(paras) if r.kind is KeyKind.RENAL and r.band is not None]
 
 
 #: The clarifying question that asks for the band a table is keyed on ends with this.
@@ -168,10 +174,14 @@ def _special(facts: bands.Facts) -> bool:
 
 
 def _asking(rows: Sequence[KeyedRow], below: float | None = None) -> Selection:
+    """Ask with every row of the table as printed, or (too many) with those below normal function; a table whose
+    rows still do not fit the quick replies is not asked with a part of them (the turn goes on as without rows)."""
     replies = list(dict.fromkeys(r.reply for r in rows))
     if len(replies) > MAX_REPLIES and below is not None:  # impaired function: the bands below normal (60 ml/min)
-        replies = list(dict.fromkeys(r.reply for r in rows if r.band.low < below))
-    return Selection([], replies[:MAX_REPLIES], band_header=rows[0].header if len(replies) <= MAX_REPLIES else None)
+        replies = list(dict.fromkeys(r.reply for r in rows if r.band is None or r.band.low < below))
+    if len(replies) > MAX_REPLIES:
+        return Selection([], replies[:MAX_REPLIES])
+    return Selection([], replies, band_header=rows[0].header)
 
 
 def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
@@ -191,15 +201,15 @@ def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
     if facts.band is not None and (picked := [r.paragraph for r in rows if r.picked(facts.band)]):
         return Selection(picked, [], known=True, from_rows=True)
     renal = [r for r in rows if r.kind is KeyKind.RENAL]
-    if renal and facts.crcl is not None:
-        hit = [r.paragraph for r in renal if r.band.contains(facts.crcl)]
+    if any(r.band is not None for r in renal) and facts.crcl is not None:
+        hit = [r.paragraph for r in renal if r.holds(facts.crcl)]
         if hit:
             return Selection(hit, [], known=True, from_rows=True)
-    elif renal and facts.renal_impaired:
+    elif any(r.band is not None for r in renal) and facts.renal_impaired:
         return _asking(renal, below=bands.IMPAIRED_BELOW)
     sized = [r for r in rows if r.kind is not KeyKind.RENAL and not _special(facts)
              and bands.judge(r.caption, facts) is not bands.Verdict.NO]
-    hit = [r.paragraph for r in sized if (value := _value_of(r, facts)) is not None and r.band.contains(value)]
+    hit = [r.paragraph for r in sized if r.holds(_value_of(r, facts))]
     if hit:
         return Selection(hit, [], known=True, from_rows=True)
     # a table's rows answer a question about its key only: as dose lines they would lead an adult's answer with
@@ -210,7 +220,7 @@ def choose(paras: Sequence[Paragraph], frame: QueryFrame) -> Selection:
         unanswered = [r for r in sized if _value_of(r, facts) is None]
         for kind in (KeyKind.WEIGHT, KeyKind.AGE):
             keyed = [r for r in unanswered if r.kind is kind]
-            if keyed and len({r.reply for r in keyed}) <= MAX_REPLIES:
+            if any(r.band is not None for r in keyed) and len({r.reply for r in keyed}) <= MAX_REPLIES:
                 return _asking(keyed)
     return text
 

@@ -15,15 +15,15 @@ import re
 from duocthu_contracts.frame import PrintedBand, QueryFrame
 from duocthu_text.vietnamese import fold
 
-_NUM = r"\d+(?:,\d+)?"
-#: The key cell at a reply's end: a range ("30 – 44", "10 – 14,9") or a bound ("< 30", "≥ 90", "trên 20").
-_BAND_TAIL = re.compile(rf"^(?P<header>.*\S)\s+(?P<band>(?:[<>≥≤]|trên|dưới|từ)\s*{_NUM}|{_NUM}\s*[–—-]\s*{_NUM})$")
+#: A band reply: the key header, which prints its unit in parentheses ("eGFR (ml/phút/1,73 m²)", "Cân nặng (kg)"),
+#: then the row's key cell as printed ("30 – 44", "< 30", "trên 20", "Thẩm tách máu ngắt quãng").
+_BAND_REPLY = re.compile(r"^(?P<header>[^()]*\S\s*\([^()]*\))\s+(?P<band>\S.*)$")
 
 
 def split(reply: str) -> PrintedBand | None:
     """A quick reply that prints a table band: its header and key cell, else None ("Người lớn")."""
-    m = _BAND_TAIL.match(reply.strip())
-    if m is None or "(" not in m["header"]:  # a table's key header prints its unit: "Cân nặng (kg)"
+    m = _BAND_REPLY.match(reply.strip())
+    if m is None:
         return None
     return PrintedBand(header=m["header"], band=m["band"])
 
