@@ -231,8 +231,8 @@ class Stack:
         last = ""
         while time.monotonic() < deadline:
             for child in self.children:
-                if not child.alive():
-                    code = child.process.returncode if child.process else None
+                if child.process is not None and not child.alive():  # (a later gateway is not started yet)
+                    code = child.process.returncode
                     raise StackError(f"{child.label} exited with code {code}; see {child.log_path}")
             try:
                 response = httpx.get(f"{self.url}{path}", timeout=2)
