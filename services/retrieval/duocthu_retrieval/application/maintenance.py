@@ -37,6 +37,7 @@ class IndexMaintenance:
         self.publisher = publisher
         self.rebuilding: str | None = None
         self._rebuild: asyncio.Task[None] | None = None
+        self._applying = asyncio.Lock()
 
     async def stop(self) -> None:
         if self._rebuild is not None:
@@ -47,8 +48,12 @@ class IndexMaintenance:
     # ------------------------------------------------------------------ indexing
 
     async def apply(self, message: CorpusBatchEmbedded) -> list[CorpusReleaseCompleted]:
+        """One batch at a time: applying one reads the release's ledger, checks the batch against it and writes
+        (awaiting between), and the stage hands a replica several deliveries at once — two batches of one release
+        checked side by side would both pass (e.g. two embedding models) and neither fail the release."""
         try:
-            results = await self.indexer.apply(message)
+            async with self._applying:
+                results = await self.indexer.apply(message)
         except IndexUnavailable:
             metrics.INDEX_BATCHES.labels("error").inc()
             raise
