@@ -30,7 +30,7 @@ from duocthu_contracts.envelope import Message
 from duocthu_runtime.bus.versioning import decode, encode
 
 #: The gateway's own phases, in the order a request passes them (domain/timing.py in the gateway).
-GATEWAY_PHASES = ("ratelimit", "owner", "state", "puback", "completion", "render", "record", "serialise", "total")
+GATEWAY_PHASES = ("ratelimit", "owner", "state", "puback", "completion", "render", "record", "total")
 
 
 def _median(values: Sequence[float]) -> float:

@@ -53,7 +53,7 @@ def condition_questions(truth_path: Path, limit: int) -> list[str]:
     seen: dict[str, None] = {}
     for monograph in data["monographs"]:
         first = monograph["sections"].get(SectionKey.CHI_DINH.value, "").strip().split("\n")[0]
-        condition = re.split(r"[,.;:(]", first)[0].strip()
+        condition = re.sub(r"^(?:điều trị|Điều trị)\s+", "", re.split(r"[,.;:(]", first)[0].strip())
         if 2 <= len(condition.split()) <= 8:
             seen.setdefault(condition[0].lower() + condition[1:], None)
         if len(seen) >= limit:

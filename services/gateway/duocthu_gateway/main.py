@@ -77,7 +77,10 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         finally:
             await turns.stop()
             await ingest_jobs.stop()
-            await chats.written()  # every turn answered is in the store before it closes
+            try:  # every turn answered is in the store before it closes (a hung store does not hang the exit)
+                await asyncio.wait_for(chats.written(), timeout=5)
+            except TimeoutError:
+                log.warning("turn_writes_abandoned_at_shutdown")
             with contextlib.suppress(StoreUnavailable):
                 await store.close()
             with contextlib.suppress(TimeoutError):
