@@ -59,7 +59,8 @@ def summary(rounds: list[Round]) -> str:
              "longest turn s (max) | ready s (median) | replaced s (median) |", "|" + "---|" * 13]
     for target, results in by_target.items():
         sums = [sum(getattr(r, name) for r in results) for name in
-                ("sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "server_errors")]
+                ("sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "unrecorded",
+                 "server_errors")]
         lines.append(f"| {target} | {len(results)} | " + " | ".join(map(str, sums)) +
                      f" | {max(r.longest_turn_s for r in results):.1f} | {_median([r.ready_s for r in results])} | "
                      f"{_median([r.replaced_s for r in results])} |")

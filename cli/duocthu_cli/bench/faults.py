@@ -26,6 +26,8 @@ What each figure means (:class:`Round`):
   the history;
 * **rerun** — a question whose first turn completed unheard (its gateway died holding the HTTP request) and
   whose retry ran a second turn: one answer for the client and one history row, but the pipeline's work twice;
+* **unrecorded** — answered, but with no row in the history: the gateway writes a turn's record behind its
+  response, so a gateway killed in between answers the question and loses its record;
 * **5xx** — HTTP responses with a status of 500 or more (a broken connection is not a response);
 * **longest turn** — first send to answer of the slowest question, retries included;
 * **ready** — from the kill until the stack serves again: a process of the killed service runs and answers its
@@ -170,6 +172,7 @@ class Round:
     lost: int = 0
     duplicated: int = 0
     rerun: int = 0
+    unrecorded: int = 0
     server_errors: int = 0
     broken: int = 0
     longest_turn_s: float = 0.0
@@ -177,12 +180,13 @@ class Round:
     replaced_s: float | None = None
     problems: list[str] = field(default_factory=list)
 
-    HEADER = ("killed", "sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "5xx",
-              "broken conn.", "longest turn s", "ready s", "replaced s")
+    HEADER = ("killed", "sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "unrecorded",
+              "5xx", "broken conn.", "longest turn s", "ready s", "replaced s")
 
     def row(self) -> tuple[str, ...]:
         return (self.target, str(self.sent), str(self.answered), str(self.refused), str(self.budget),
-                str(self.lost), str(self.duplicated), str(self.rerun), str(self.server_errors), str(self.broken),
+                str(self.lost), str(self.duplicated), str(self.rerun), str(self.unrecorded), str(self.server_errors),
+                str(self.broken),
                 f"{self.longest_turn_s:.1f}", _seconds(self.ready_s), _seconds(self.replaced_s))
 
 
@@ -304,6 +308,9 @@ def tally(target: str, asked: Sequence[Question], audit: Audit, history: Counter
         turns = audit.turns.get(question.correlation_id, set())
         if len(turns) > 1:
             result.rerun += 1
+        if history[question.correlation_id] == 0:
+            result.unrecorded += 1
+            result.problems.append(f"{question.correlation_id}: answered, not in the history")
         if history[question.correlation_id] > 1:
             result.duplicated += 1
             result.problems.append(f"{question.correlation_id}: {history[question.correlation_id]} history rows")
