@@ -33,7 +33,8 @@ What each figure means (:class:`Round`):
 * **ready** — from the kill until the stack serves again: a process of the killed service runs and answers its
   own ``/readyz`` (a surviving replica counts; for NATS: the server runs and every service is back on it) and
   the gateway's ``/readyz`` is 200;
-* **replaced** — from the kill until the killed process itself is back (restarted by the supervisor) and ready.
+* **replaced** — from the kill until the killed process itself is back (restarted by the supervisor) and ready
+  (a restarted retrieval beside a live one is a standby that answers nothing: restarted is all it can be).
 """
 
 from __future__ import annotations
@@ -201,14 +202,18 @@ def table(rounds: Sequence[Round]) -> str:
     return "\n".join(lines)
 
 
-def kill(stack: Stack, target: str) -> None:
-    """SIGKILL ``target``: replica 0 of a service, or the stack's NATS server."""
+def kill(stack: Stack, target: str) -> Child | None:
+    """SIGKILL ``target``: its first replica that is serving (a standby retrieval is not), or the stack's NATS
+    server (then None)."""
     if target == NATS:
         if stack.nats is None:
             raise ValueError("this stack does not run its own NATS")
         stack.nats.kill()
-    else:
-        stack.find(target, 0).kill(signal.SIGKILL)
+        return None
+    replicas = [child for child in stack.children if child.name == target]
+    victim = next((child for child in replicas if _child_ready(stack, child)), replicas[0])
+    victim.kill(signal.SIGKILL)
+    return victim
 
 
 def _ready(url: str) -> bool:
@@ -227,18 +232,20 @@ def _child_ready(stack: Stack, child: Child) -> bool:
 def serving_again(stack: Stack, target: str) -> bool:
     """The stack serves again after ``target`` was killed: some process of it is ready, and so is the gateway."""
     if target == NATS:
-        return replaced(stack, target)
+        return replaced(stack, None)
     return any(_child_ready(stack, child) for child in stack.children if child.name == target) and _ready(stack.url)
 
 
-def replaced(stack: Stack, target: str) -> bool:
-    """The killed process itself is back and ready (for NATS: the server, and every service on it again)."""
-    if target == NATS:
+def replaced(stack: Stack, victim: Child | None) -> bool:
+    """The killed process itself is back and ready (``None``, NATS: the server, and every service on it again)."""
+    if victim is None:
         if stack.nats is None or not stack.nats.alive():
             return False
         victims = list(stack.children)
+    elif victim.name == "retrieval" and sum(child.name == "retrieval" for child in stack.children) > 1:
+        return victim.alive() and _ready(stack.url)  # restarted as the standby: it answers nothing until it owns
     else:
-        victims = [stack.find(target, 0)]
+        victims = [victim]
     return all(_child_ready(stack, child) for child in victims) and _ready(stack.url)
 
 
@@ -334,9 +341,9 @@ def kill_under_load(stack: Stack, target: str, *, clients: int = 4, before_s: fl
     load = Clients(stack.url, count=clients, tag=prefix).start()
     time.sleep(before_s)
     killed_at = time.monotonic()
-    kill(stack, target)
+    victim = kill(stack, target)
     ready_s = seconds_until(lambda: serving_again(stack, target), killed_at, ready_timeout_s)
-    replaced_s = seconds_until(lambda: replaced(stack, target), killed_at, ready_timeout_s)
+    replaced_s = seconds_until(lambda: replaced(stack, victim), killed_at, ready_timeout_s)
     time.sleep(after_s)
     asked = load.stop()
     # the pipeline may still be finishing a turn whose client gave up: let the audit settle first
