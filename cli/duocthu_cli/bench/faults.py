@@ -241,12 +241,14 @@ def replaced(stack: Stack, victim: Child | None) -> bool:
     if victim is None:
         if stack.nats is None or not stack.nats.alive():
             return False
-        victims = list(stack.children)
-    elif victim.name == "retrieval" and sum(child.name == "retrieval" for child in stack.children) > 1:
+        # every service back on the bus; of the retrievals, the owner (a standby answers nothing until it owns)
+        owners = [child for child in stack.children if child.name == "retrieval"]
+        others = [child for child in stack.children if child.name != "retrieval"]
+        return (all(_child_ready(stack, child) for child in others)
+                and (not owners or any(_child_ready(stack, child) for child in owners)) and _ready(stack.url))
+    if victim.name == "retrieval" and sum(child.name == "retrieval" for child in stack.children) > 1:
         return victim.alive() and _ready(stack.url)  # restarted as the standby: it answers nothing until it owns
-    else:
-        victims = [victim]
-    return all(_child_ready(stack, child) for child in victims) and _ready(stack.url)
+    return _child_ready(stack, victim) and _ready(stack.url)
 
 
 def seconds_until(done: Callable[[], bool], since: float, timeout_s: float) -> float | None:
