@@ -55,8 +55,8 @@ def summary(rounds: list[Round]) -> str:
     by_target: dict[str, list[Round]] = defaultdict(list)
     for result in rounds:
         by_target[result.target].append(result)
-    lines = ["| killed | kills | sent | answered | refused | budget | lost | duplicated | rerun | 5xx | "
-             "longest turn s (max) | ready s (median) | replaced s (median) |", "|" + "---|" * 13]
+    lines = ["| killed | kills | sent | answered | refused | budget | lost | duplicated | rerun | unrecorded | 5xx | "
+             "longest turn s (max) | ready s (median) | replaced s (median) |", "|" + "---|" * 14]
     for target, results in by_target.items():
         sums = [sum(getattr(r, name) for r in results) for name in
                 ("sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "unrecorded",
