@@ -55,11 +55,12 @@ def summary(rounds: list[Round]) -> str:
     by_target: dict[str, list[Round]] = defaultdict(list)
     for result in rounds:
         by_target[result.target].append(result)
-    lines = ["| killed | kills | sent | answered | refused | budget | lost | duplicated | rerun | 5xx | "
-             "longest turn s (max) | ready s (median) | replaced s (median) |", "|" + "---|" * 13]
+    lines = ["| killed | kills | sent | answered | refused | budget | lost | duplicated | rerun | unrecorded | 5xx | "
+             "longest turn s (max) | ready s (median) | replaced s (median) |", "|" + "---|" * 14]
     for target, results in by_target.items():
         sums = [sum(getattr(r, name) for r in results) for name in
-                ("sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "server_errors")]
+                ("sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "unrecorded",
+                 "server_errors")]
         lines.append(f"| {target} | {len(results)} | " + " | ".join(map(str, sums)) +
                      f" | {max(r.longest_turn_s for r in results):.1f} | {_median([r.ready_s for r in results])} | "
                      f"{_median([r.replaced_s for r in results])} |")
@@ -73,7 +74,7 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=0.0,
                         help="keep killing (targets in turn) until this many seconds have passed; 0: --rounds")
     parser.add_argument("--replicas", type=int, default=2,
-                        help="processes per stage and gateways, as `duocthu up --replicas` (retrieval: one)")
+                        help="processes per service, as `duocthu up --replicas` (retrieval: owner and standbys)")
     parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated: services and/or nats")
     parser.add_argument("--port", type=int, default=18500, help="gateway HTTP port")
     parser.add_argument("--var-dir", type=Path, default=Path("/tmp/faults/bench"), help="stack state (reused)")
@@ -93,7 +94,7 @@ def main() -> int:
     index_sample = bootstrap_sample_corpus(args.var_dir, timeout_s=1800.0, echo=log)
     stack = Stack(var_dir=args.var_dir, gateway_port=args.port, log=log,
                   env={"RATE_LIMIT_PER_MINUTE": "1000000"},
-                  replicas={name: args.replicas for name in SERVICES if name != "retrieval"})
+                  replicas=dict.fromkeys(SERVICES, args.replicas))
     stack.backoff_factory = _fast_backoff
     rounds: list[Round] = []
     load_before = _load()

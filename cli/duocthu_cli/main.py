@@ -10,7 +10,6 @@ the executable (:mod:`duocthu_cli.entry`) hands it to :mod:`duocthu_cli.ask`.
 from __future__ import annotations
 
 import importlib
-import os
 import signal
 import time
 from collections.abc import Callable
@@ -68,8 +67,8 @@ def up(  # noqa: PLR0917 - typer options
         "which book to serve: 'sample' or 'synthetic:N' (N generated monographs, as `duocthu corpus synth`; "
         "the real book's size is synthetic:684)"))] = "sample",
     replicas: Annotated[int, typer.Option(min=1, help=(
-        "processes per pipeline stage and gateways (they share the port); retrieval runs one unless QDRANT_URL is "
-        "set (the embedded index directory has a single owner)"))] = 1,
+        "processes per pipeline stage and gateways (they share the port); with the embedded index one retrieval "
+        "owns it and the others wait as warm standbys"))] = 1,
 ) -> None:
     """Start NATS (unless NATS_URL is set) and every service, restart whatever dies; stop all on Ctrl-C/SIGTERM."""
     from duocthu_cli.corpus_source import parse_corpus_source, prepare_corpus_pdf
@@ -80,8 +79,7 @@ def up(  # noqa: PLR0917 - typer options
         typer.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)
 
     stack = Stack(var_dir=var_dir, gateway_port=port, nats_url=nats_url, log=log,
-                  replicas={name: replicas for name in SERVICES
-                            if name != "retrieval" or os.environ.get("QDRANT_URL")})
+                  replicas=dict.fromkeys(SERVICES, replicas))
     stopping = False
     starting = True
 

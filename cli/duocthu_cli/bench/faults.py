@@ -26,12 +26,15 @@ What each figure means (:class:`Round`):
   the history;
 * **rerun** — a question whose first turn completed unheard (its gateway died holding the HTTP request) and
   whose retry ran a second turn: one answer for the client and one history row, but the pipeline's work twice;
+* **unrecorded** — answered, but with no row in the history: the gateway writes a turn's record behind its
+  response, so a gateway killed in between answers the question and loses its record;
 * **5xx** — HTTP responses with a status of 500 or more (a broken connection is not a response);
 * **longest turn** — first send to answer of the slowest question, retries included;
 * **ready** — from the kill until the stack serves again: a process of the killed service runs and answers its
   own ``/readyz`` (a surviving replica counts; for NATS: the server runs and every service is back on it) and
   the gateway's ``/readyz`` is 200;
-* **replaced** — from the kill until the killed process itself is back (restarted by the supervisor) and ready.
+* **replaced** — from the kill until the killed process itself is back (restarted by the supervisor) and ready
+  (a restarted retrieval beside a live one is a standby that answers nothing: restarted is all it can be).
 """
 
 from __future__ import annotations
@@ -170,6 +173,7 @@ class Round:
     lost: int = 0
     duplicated: int = 0
     rerun: int = 0
+    unrecorded: int = 0
     server_errors: int = 0
     broken: int = 0
     longest_turn_s: float = 0.0
@@ -177,12 +181,13 @@ class Round:
     replaced_s: float | None = None
     problems: list[str] = field(default_factory=list)
 
-    HEADER = ("killed", "sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "5xx",
-              "broken conn.", "longest turn s", "ready s", "replaced s")
+    HEADER = ("killed", "sent", "answered", "refused", "budget", "lost", "duplicated", "rerun", "unrecorded",
+              "5xx", "broken conn.", "longest turn s", "ready s", "replaced s")
 
     def row(self) -> tuple[str, ...]:
         return (self.target, str(self.sent), str(self.answered), str(self.refused), str(self.budget),
-                str(self.lost), str(self.duplicated), str(self.rerun), str(self.server_errors), str(self.broken),
+                str(self.lost), str(self.duplicated), str(self.rerun), str(self.unrecorded), str(self.server_errors),
+                str(self.broken),
                 f"{self.longest_turn_s:.1f}", _seconds(self.ready_s), _seconds(self.replaced_s))
 
 
@@ -197,14 +202,18 @@ def table(rounds: Sequence[Round]) -> str:
     return "\n".join(lines)
 
 
-def kill(stack: Stack, target: str) -> None:
-    """SIGKILL ``target``: replica 0 of a service, or the stack's NATS server."""
+def kill(stack: Stack, target: str) -> Child | None:
+    """SIGKILL ``target``: its first replica that is serving (a standby retrieval is not), or the stack's NATS
+    server (then None)."""
     if target == NATS:
         if stack.nats is None:
             raise ValueError("this stack does not run its own NATS")
         stack.nats.kill()
-    else:
-        stack.find(target, 0).kill(signal.SIGKILL)
+        return None
+    replicas = [child for child in stack.children if child.name == target]
+    victim = next((child for child in replicas if _child_ready(stack, child)), replicas[0])
+    victim.kill(signal.SIGKILL)
+    return victim
 
 
 def _ready(url: str) -> bool:
@@ -223,19 +232,23 @@ def _child_ready(stack: Stack, child: Child) -> bool:
 def serving_again(stack: Stack, target: str) -> bool:
     """The stack serves again after ``target`` was killed: some process of it is ready, and so is the gateway."""
     if target == NATS:
-        return replaced(stack, target)
+        return replaced(stack, None)
     return any(_child_ready(stack, child) for child in stack.children if child.name == target) and _ready(stack.url)
 
 
-def replaced(stack: Stack, target: str) -> bool:
-    """The killed process itself is back and ready (for NATS: the server, and every service on it again)."""
-    if target == NATS:
+def replaced(stack: Stack, victim: Child | None) -> bool:
+    """The killed process itself is back and ready (``None``, NATS: the server, and every service on it again)."""
+    if victim is None:
         if stack.nats is None or not stack.nats.alive():
             return False
-        victims = list(stack.children)
-    else:
-        victims = [stack.find(target, 0)]
-    return all(_child_ready(stack, child) for child in victims) and _ready(stack.url)
+        # every service back on the bus; of the retrievals, the owner (a standby answers nothing until it owns)
+        owners = [child for child in stack.children if child.name == "retrieval"]
+        others = [child for child in stack.children if child.name != "retrieval"]
+        return (all(_child_ready(stack, child) for child in others)
+                and (not owners or any(_child_ready(stack, child) for child in owners)) and _ready(stack.url))
+    if victim.name == "retrieval" and sum(child.name == "retrieval" for child in stack.children) > 1:
+        return victim.alive() and _ready(stack.url)  # restarted as the standby: it answers nothing until it owns
+    return _child_ready(stack, victim) and _ready(stack.url)
 
 
 def seconds_until(done: Callable[[], bool], since: float, timeout_s: float) -> float | None:
@@ -304,6 +317,9 @@ def tally(target: str, asked: Sequence[Question], audit: Audit, history: Counter
         turns = audit.turns.get(question.correlation_id, set())
         if len(turns) > 1:
             result.rerun += 1
+        if history[question.correlation_id] == 0:
+            result.unrecorded += 1
+            result.problems.append(f"{question.correlation_id}: answered, not in the history")
         if history[question.correlation_id] > 1:
             result.duplicated += 1
             result.problems.append(f"{question.correlation_id}: {history[question.correlation_id]} history rows")
@@ -327,9 +343,9 @@ def kill_under_load(stack: Stack, target: str, *, clients: int = 4, before_s: fl
     load = Clients(stack.url, count=clients, tag=prefix).start()
     time.sleep(before_s)
     killed_at = time.monotonic()
-    kill(stack, target)
+    victim = kill(stack, target)
     ready_s = seconds_until(lambda: serving_again(stack, target), killed_at, ready_timeout_s)
-    replaced_s = seconds_until(lambda: replaced(stack, target), killed_at, ready_timeout_s)
+    replaced_s = seconds_until(lambda: replaced(stack, victim), killed_at, ready_timeout_s)
     time.sleep(after_s)
     asked = load.stop()
     # the pipeline may still be finishing a turn whose client gave up: let the audit settle first

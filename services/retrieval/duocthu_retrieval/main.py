@@ -9,6 +9,7 @@ text).  ``index_cli`` assembles the ``duocthu index`` commands, and
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
@@ -22,6 +23,7 @@ from duocthu_retrieval.application.maintenance import IndexMaintenance
 from duocthu_retrieval.application.query import Retriever
 from duocthu_retrieval.entrypoints.bus import batch_handler, serve_requests, turn_handler
 from duocthu_retrieval.entrypoints.cli import index_commands
+from duocthu_retrieval.errors import IndexUnavailable
 from duocthu_retrieval.ports import Replicas, VectorIndex
 from duocthu_retrieval.settings import IndexSettings, RetrievalSettings
 from duocthu_runtime.bus.connection import Bus
@@ -33,6 +35,9 @@ from duocthu_text import SparseEncoder
 NAME = "retrieval"
 
 log = get_logger(__name__)
+
+#: How often a standby replica tries the embedded index's lock (its holder's death releases it).
+STANDBY_POLL_S = 0.2
 
 
 def open_index(settings: IndexSettings) -> VectorIndex:
@@ -91,13 +96,34 @@ class RetrievalReplica:
         return self._retriever
 
     async def start(self, bus: Bus) -> None:
-        index = self._index = open_index(self.settings)
+        index = self._index = await self._open_when_free()
         self._maintenance = IndexMaintenance(
             index, self.space, instance_id=self.settings.instance_id, alias=self.settings.index_alias,
             keep_collections=self.settings.index_keep_collections, corpus=CorpusStream(bus.js), publisher=bus)
         self._retriever = Retriever(index, self.embedder, self.sparse)
         ok, detail = await self._maintenance.live_index()
         log.info("index_opened", where=index.where, ready=ok, detail=detail)
+
+    async def _open_when_free(self) -> VectorIndex:
+        """Open the index; while another replica holds the embedded index, wait as its warm standby.
+
+        The embedded index has one owner (a file lock), so a second replica cannot serve beside it; but it can
+        be started, imported and connected, and take the index over the moment the owner dies (the kernel
+        releases the lock with the process): a turn held by a killed retrieval then waits for the ack wait,
+        not for a whole Python process to be re-imported on a loaded machine (10-12 s in issue 21's
+        fault-injection runs). Until then the standby consumes nothing and announces nothing.
+        """
+        waiting = False
+        while True:
+            try:
+                return open_index(self.settings)
+            except IndexUnavailable:
+                if self.settings.qdrant_url:
+                    raise  # a server has no owner: its failure is a real one
+                if not waiting:
+                    log.info("index_standby", detail="another replica holds the embedded index; waiting for it")
+                    waiting = True
+                await asyncio.sleep(STANDBY_POLL_S)
 
     async def stop(self) -> None:
         if self._maintenance is not None:
