@@ -59,7 +59,8 @@ def test_shared_limit_across_replicas_and_store_fail_open(stack_factory: StackFa
             assert refused.headers["X-Trace-ID"] == "client-req-42"
 
         for url in urls:
-            # turns are written behind the response: each replica's two failed writes are counted soon after
+            # each replica's two failed writes are counted (before the answer by default; soon after it when
+            # HISTORY_WRITE_BEHIND is on)
             deadline = time.monotonic() + 10
             while True:
                 exposition = client.get(f"{url}/metrics").text

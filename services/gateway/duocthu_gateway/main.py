@@ -50,7 +50,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     turns = TurnCorrelator(bus, settings.instance_id)
     readiness = BusReadiness(bus, settings.required_stages, turn_stages=TURN_STAGES)
     ingest_jobs = IngestJobBoard(bus)
-    chats = Conversations(store, settings.history_turns)
+    chats = Conversations(store, settings.history_turns, write_behind=settings.history_write_behind)
     gateway = Gateway(
         settings=settings,
         asking=Asking(turns, chats, origin=settings.instance_id, deadline_s=settings.turn_deadline_s,

@@ -32,6 +32,10 @@ class GatewaySettings(RuntimeSettings):
                                     "$VAR_DIR/sample-formulary.pdf)")
     rate_limit_per_minute: int = Field(default=300, ge=0, description="queries per client per minute, counted "
                                        "across all gateway replicas in NATS KV (0: off)")
+    history_write_behind: bool = Field(default=False, description=(
+        "write a turn's history and trace record behind its response (saves the store write's time, tens of ms "
+        "on a loaded SQLite; a gateway killed right after answering then loses that turn's record); off: the "
+        "record is written before the answer is returned"))
     server_timing: bool = Field(default=True, description="answer /v1/rag/query with a Server-Timing header: "
                                 "the gateway's phases and the turn's stages and hops, durations only "
                                 "(`duocthu bench query --breakdown` reads it)")

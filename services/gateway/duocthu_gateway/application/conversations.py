@@ -2,10 +2,12 @@
 
 Before a turn: the recent history, the last normalized frame and the clarify
 streak go out with ``turn.requested`` (a read failure sends none and counts).
-After it: the turn is written as history and retrieval trace *behind* the
+After it: the turn is written as history and retrieval trace, fail-open (a
+write failure is logged and counted, the answer still returned) — before the
+answer by default, so an answered question always has its record even when the
+gateway is killed right after; with ``HISTORY_WRITE_BEHIND`` *behind* the
 response (a store write costs tens of milliseconds on a loaded SQLite, more
-than the whole bus), still fail-open (a write failure is logged and counted).
-A read on this replica waits for the writes it depends on — a conversation's
+than the whole bus).  A read on this replica waits for the writes it depends on — a conversation's
 state, history and ownership for that conversation's pending writes, feedback
 for its turn's — so a follow-up sent here always sees the previous turn; the
 shutdown drains every pending write before the store closes.  The history and feedback
@@ -32,9 +34,10 @@ log = get_logger(__name__)
 
 
 class Conversations:
-    def __init__(self, store: TurnStore, history_turns: int) -> None:
+    def __init__(self, store: TurnStore, history_turns: int, *, write_behind: bool = False) -> None:
         self.store = store
         self.history_turns = history_turns
+        self.write_behind = write_behind
         #: pending writes by key: ``*`` (all), ``c:<conversation id>``, ``t:<turn id>``
         self._writes: dict[str, set[asyncio.Task[None]]] = {}
 
@@ -49,9 +52,9 @@ class Conversations:
             log.exception("history_read_failed", conversation_id=conversation_id)
             return NO_CONVERSATION
 
-    def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str,
-               client_key: str | None = None) -> None:
-        """Write the turn behind the response (see the module docstring); returns at once."""
+    async def record(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str,
+                     client_key: str | None = None) -> None:
+        """Write the turn: returns once it is written, or at once when writing behind (the module docstring)."""
         at = utcnow()
         keys = ["*", f"t:{response.trace_id}"]
         if response.conversation_id:
@@ -60,6 +63,8 @@ class Conversations:
         for key in keys:
             self._writes.setdefault(key, set()).add(task)
         task.add_done_callback(lambda done: self._forget(done, keys))
+        if not self.write_behind:
+            await asyncio.shield(task)  # a client gone meanwhile does not cancel the write
 
     async def _write(self, response: RagQueryResponse, completed: TurnCompleted | None, query: str, at: datetime,
                      client_key: str | None) -> None:
