@@ -24,17 +24,21 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 @pytest.fixture
 def page(stack_factory: StackFactory, sample_pdf: SamplePdf, tmp_path: Path) -> Iterator[tuple[object, Stack, Path]]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/install-system-deps.sh installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
     # crops are cut from a real typeset PDF (the seeded test index points at its early pages)
     stack = stack_factory(env={"SOURCE_PDF": str(sample_pdf.book.path)})
+    yield from _browsing(stack, tmp_path)
+
+
+def _browsing(stack: Stack, shots: Path) -> Iterator[tuple[object, Stack, Path]]:
+    """Headless Chromium on the stack's page; what a fixture yields."""
+    assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: `make test-env` installs Debian's chromium"
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
         tab.goto(stack.url + "/")
-        yield tab, stack, tmp_path
+        yield tab, stack, shots
         browser.close()
 
 
@@ -91,18 +95,9 @@ def test_ask_cite_crop_clarify_browse_feedback(page: tuple[object, Stack, Path])
 def table_page(stack_factory: StackFactory, table_corpus: IndexCorpus, sample_pdf: SamplePdf,
                tmp_path: Path) -> Iterator[tuple[object, Stack, Path]]:
     """The page against a stack whose index is the sample PDF's own ingest: released table rows and their crops."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (scripts/install-system-deps.sh installs Debian's chromium)")
-    from playwright.sync_api import sync_playwright
-
     stack = stack_factory(env={"SOURCE_PDF": str(sample_pdf.book.path)}, seed_index=False, start=False)
     stack.start(ready_timeout_s=120, bootstrap=seed_stack(table_corpus, release_id="rel-browser-tables"))
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.goto(stack.url + "/")
-        yield tab, stack, tmp_path
-        browser.close()
+    yield from _browsing(stack, tmp_path)
 
 
 @pytest.mark.browser
