@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,6 +12,9 @@ from typing import Any
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
+
+#: How long reading an audit window may take once it is known to hold messages.
+READ_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -82,11 +86,19 @@ async def read_window(
         return
     sub = await js.pull_subscribe(subject, stream=stream, config=config)
     try:
+        # what the consumer holds for us; a fetch that times out before those are read is a slow server (a
+        # loaded machine), not the end of the window: fetch again, and fail loudly rather than return a part
+        if not (await sub.consumer_info()).num_pending:
+            return
+        give_up = time.monotonic() + READ_TIMEOUT_S
         while True:
             try:
                 messages = await sub.fetch(batch, timeout=1.0)
             except TimeoutError:
-                return
+                if time.monotonic() > give_up:
+                    raise TimeoutError(f"{stream}: the audit window was not read within {READ_TIMEOUT_S:.0f}s") \
+                        from None
+                continue
             for msg in messages:
                 meta = msg.metadata
                 try:
