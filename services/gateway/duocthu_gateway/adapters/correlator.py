@@ -93,9 +93,7 @@ class TurnCorrelator:
     async def submit(self, request: TurnRequested, timeout_s: float,
                      timings: TurnTimings | None = None) -> TurnCompleted | None:
         """Publish ``request`` and wait for its completion; ``None`` when the deadline passes."""
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        fut: asyncio.Future[TurnCompleted] = loop.create_future()
+        fut: asyncio.Future[TurnCompleted] = asyncio.get_running_loop().create_future()
         self._pending[request.turn_id] = fut
         began = time.perf_counter()
         try:
@@ -107,7 +105,7 @@ class TurnCorrelator:
             if timings is not None:
                 timings.add("puback", (stored - began) * 1000)
             try:
-                completed = await asyncio.wait_for(fut, timeout=max(0.0, timeout_s - (loop.time() - started)))
+                completed = await asyncio.wait_for(fut, timeout=max(0.0, timeout_s - (time.perf_counter() - began)))
             except TimeoutError:
                 return None
             if timings is not None:
