@@ -29,7 +29,12 @@ from nats.errors import ConnectionReconnectingError, NoRespondersError
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy
-from nats.js.errors import BucketNotFoundError, NoKeysError, NoStreamResponseError, ServiceUnavailableError
+from nats.js.errors import (
+    BucketNotFoundError,
+    KeyNotFoundError,
+    NoStreamResponseError,
+    ServiceUnavailableError,
+)
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, ValidationError
 
@@ -245,15 +250,23 @@ class Bus:
             raise
 
     async def _live_stages(self) -> dict[str, int]:
+        """Keys are listed from the bucket stream's own subject index, one request, then read one by one.
+
+        ``KeyValue.keys()`` would open an ordered push consumer per read (a gateway reads presence every
+        second and on every ``/readyz``): a consumer created and deleted each time, whose client-side
+        bookkeeping decides when the listing is complete. A loaded full run once read a presence with no
+        stage at all. The subject index is the server's own answer in one reply, with no consumer to track.
+        """
         kv = await self.presence()
+        prefix = f"$KV.{PRESENCE_BUCKET}."
+        info = await self.js.stream_info(f"KV_{PRESENCE_BUCKET}", subjects_filter=f"{prefix}>")
         counts: dict[str, int] = {}
-        try:
-            keys = await kv.keys()
-        except NoKeysError:  # an empty bucket
-            return counts
-        for key in keys:
-            entry = await kv.get(key)
-            if entry is None or entry.value is None:
+        for subject in sorted(info.state.subjects or {}):
+            try:
+                entry = await kv.get(subject[len(prefix):])
+            except KeyNotFoundError:  # expired (or deleted) between the listing and the read
+                continue
+            if entry.value is None:
                 continue
             body = json.loads(entry.value)
             if body.get("ready"):
