@@ -47,6 +47,8 @@ def test_kill_9_of_each_process_under_load_loses_and_duplicates_nothing(stack_fa
         rounds.append(kill_under_load(stack, target, clients=4, before_s=2.0, after_s=1.0))
     report = table(rounds) + "\n" + "\n".join(supervisor)
     print(report)
+    for result in rounds:  # refusals included, with what they named, so a run's log says which stage was missing
+        print("\n".join(f"kill -9 {result.target}: {problem}" for problem in result.problems))
 
     for result in rounds:
         where = f"kill -9 {result.target}:\n{report}\n" + "\n".join(result.problems[:10])

@@ -81,6 +81,7 @@ class Question:
     finished: float | None = None
     decision: str | None = None
     reason: str | None = None
+    reason_message: str = ""  # a refusal names what was unavailable: kept so a report can say which
     attempts: int = 0
     broken: int = 0  # connections that broke before a response (the gateway died holding the request)
     statuses: Counter[int] = field(default_factory=Counter)
@@ -149,6 +150,7 @@ class Clients:
             if response.status_code == 200:
                 body = response.json()
                 question.decision, question.reason = body.get("decision"), body.get("reason")
+                question.reason_message = str(body.get("reason_message") or "")
                 question.finished = time.monotonic()
             return
 
@@ -311,7 +313,11 @@ def tally(target: str, asked: Sequence[Question], audit: Audit, history: Counter
                                    f"{question.broken} broken connections)")
             continue
         result.answered += 1
-        result.refused += question.reason in REFUSALS
+        if question.reason in REFUSALS:
+            result.refused += 1
+            result.problems.append(f"{question.correlation_id}: refused {question.reason} after "
+                                   f"{question.seconds or 0.0:.1f}s, attempt {question.attempts}: "
+                                   f"{question.reason_message}")
         result.budget += question.reason == BUDGET
         result.longest_turn_s = max(result.longest_turn_s, question.seconds or 0.0)
         turns = audit.turns.get(question.correlation_id, set())
