@@ -69,9 +69,13 @@ class NatsCluster:
             f"  routes: [{routes}]\n}}\n"
         )
 
-    def jsz(self, index: int) -> dict[str, Any]:
-        """The node's ``/jsz`` monitoring report (meta group, streams); raises when it does not answer."""
-        response = httpx.get(f"http://127.0.0.1:{self.nodes[index].http_port}/jsz", timeout=2)
+    def jsz(self, index: int, *, details: bool = False) -> dict[str, Any]:
+        """The node's ``/jsz`` monitoring report (meta group, streams); raises when it does not answer.
+
+        ``details`` adds every stream and consumer with its raft group's leader (who must elect after a kill).
+        """
+        query = "?accounts=true&streams=true&consumers=true" if details else ""
+        response = httpx.get(f"http://127.0.0.1:{self.nodes[index].http_port}/jsz{query}", timeout=2)
         response.raise_for_status()
         report: dict[str, Any] = response.json()
         return report

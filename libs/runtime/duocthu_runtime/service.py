@@ -78,6 +78,7 @@ class ServiceRuntime:
         await self.bus.announce(self.spec.name, self.spec.settings.instance_id, ready)
 
     async def _announce_forever(self) -> None:
+        failures = 0
         while True:
             pause = PRESENCE_TTL_S / 3
             try:
@@ -85,7 +86,12 @@ class ServiceRuntime:
                 await self.bus.announce(self.spec.name, self.spec.settings.instance_id, ready)
             except Exception:  # the top of a background task: a failed announcement is retried, never fatal
                 log.warning("presence_announce_failed", exc_info=True)
+                failures += 1
                 pause = ANNOUNCE_RETRY_S  # e.g. the bucket's stream electing a leader: renew as soon as it can
+            else:
+                if failures:  # when presence was renewed again tells how long the stage looked absent
+                    log.info("presence_renewed", after_failures=failures, ready=ready)
+                failures = 0
             await asyncio.sleep(pause)
 
     @contextlib.asynccontextmanager

@@ -53,6 +53,17 @@ PUBLISH_ATTEMPT_S = 2.0
 #: The pause between two attempts while a stream has no leader.
 PUBLISH_PAUSE_S = 0.25
 PRESENCE_TTL_S = 15.0
+#: How long a KV request (presence, the rate limit) or a readiness probe's request waits for its answer. In a
+#: cluster, a stream or bucket whose leader died answers nothing until a follower is elected (4-9 s): the
+#: request is dropped, not queued, so waiting the client's default 5 s only delays the caller, and every
+#: caller has a fallback (the last presence reading, the rate limit failing open, an announcement retried 1 s
+#: later, the next probe). A healthy one answers in milliseconds.
+QUICK_REQUEST_S = 1.0
+#: How long a caller may wait for a lost connection to come back before it is told the bus is down: in a
+#: cluster the client fails over to another node within milliseconds of its node's death.
+RECONNECT_GRACE_S = 2.0
+#: How often :meth:`Bus.wait_connected` looks.
+_RECONNECT_POLL_S = 0.05
 
 log = get_logger(__name__)
 
@@ -117,12 +128,34 @@ class Bus:
     def js(self) -> JetStreamContext:
         return self.broker.connection.jetstream()
 
+    def quick_js(self) -> JetStreamContext:
+        """A JetStream context whose requests wait :data:`QUICK_REQUEST_S` (for callers with a fallback)."""
+        return self.broker.connection.jetstream(timeout=QUICK_REQUEST_S)
+
     @property
     def connected(self) -> bool:
         try:
             return bool(self.broker.connection.is_connected)
         except IncorrectState:  # connection not created yet
             return False
+
+    async def wait_connected(self, within_s: float = RECONNECT_GRACE_S) -> bool:
+        """Whether the connection is up, waiting up to ``within_s`` for a reconnection under way.
+
+        A client whose node died is reconnecting to another for a few milliseconds (a cluster) or until the
+        supervisor restarts the one server (seconds): a question asked in that instant waits it out instead
+        of being told at once that the bus is down.
+        """
+        deadline = time.monotonic() + within_s
+        while not self.connected:
+            try:
+                reconnecting = bool(self.broker.connection.is_reconnecting)
+            except IncorrectState:
+                return False
+            if not reconnecting or time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(_RECONNECT_POLL_S)
+        return True
 
     async def connect(self) -> None:
         """Connect and declare streams, without starting subscribers."""
@@ -224,10 +257,11 @@ class Bus:
 
     async def presence(self) -> KeyValue:
         if self._presence is None:
+            js = self.quick_js()
             try:
-                self._presence = await self.js.key_value(PRESENCE_BUCKET)
+                self._presence = await js.key_value(PRESENCE_BUCKET)
             except BucketNotFoundError:
-                self._presence = await self.js.create_key_value(
+                self._presence = await js.create_key_value(
                     bucket_config(self.settings, PRESENCE_BUCKET, ttl_s=PRESENCE_TTL_S))
         return self._presence
 
@@ -259,7 +293,7 @@ class Bus:
         """
         kv = await self.presence()
         prefix = f"$KV.{PRESENCE_BUCKET}."
-        info = await self.js.stream_info(f"KV_{PRESENCE_BUCKET}", subjects_filter=f"{prefix}>")
+        info = await self.quick_js().stream_info(f"KV_{PRESENCE_BUCKET}", subjects_filter=f"{prefix}>")
         counts: dict[str, int] = {}
         for subject in sorted(info.state.subjects or {}):
             try:

@@ -40,10 +40,11 @@ class RateLimiter:
 
     async def _bucket(self) -> KeyValue:
         if self._kv is None:
+            js = self.bus.quick_js()  # a bucket electing a leader answers nothing: fail open after 1 s, not 5 s
             try:
-                self._kv = await self.bus.js.key_value(BUCKET)
+                self._kv = await js.key_value(BUCKET)
             except BucketNotFoundError:
-                self._kv = await self.bus.js.create_key_value(
+                self._kv = await js.create_key_value(
                     bucket_config(self.bus.settings, BUCKET, ttl_s=WINDOW_S * 2))
         return self._kv
 

@@ -8,10 +8,12 @@ read at most once a second so a busy gateway does not scan the bucket per reques
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 
 from nats.errors import Error as NatsError
+from nats.js.errors import NotFoundError
 
 from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Reason
@@ -20,6 +22,9 @@ from duocthu_runtime.bus.connection import PRESENCE_TTL_S, Bus
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
+
+#: The streams a turn is written to: one without a leader makes the gateway unready.
+TURN_STREAMS = (s.AUDIT_STREAM,)
 
 
 class BusReadiness:
@@ -36,21 +41,22 @@ class BusReadiness:
         self.cache_s = cache_s
         self._seen: tuple[float, Blocker | None] = (float("-inf"), None)
         self._unreadable_at = float("-inf")
+        self._last_read: tuple[float, dict[str, int] | None] = (float("-inf"), None)
 
     async def blocker(self) -> Blocker | None:
         """The bus being down, or the first required stage with no ready replica; None when a turn can run."""
-        if not self.bus.connected:
+        if not await self.bus.wait_connected():  # a client failing over to another node is back in milliseconds
             return Blocker(Reason.BUS_UNAVAILABLE)
         at, seen = self._seen
         now = time.monotonic()
         if now - at < self.cache_s:
             return seen
         try:
-            live = await self.bus.live_stages()
+            live = await self._read_presence(now)
         except (NatsError, TimeoutError) as exc:
             # Connected, but the presence bucket cannot be read: in a cluster its stream is electing a
             # leader after a node died. That blocks nothing (the turn's publish waits the election out);
-            # the last known answer stands, and /readyz reports the bucket as unavailable meanwhile.
+            # the last known answer stands, and /readyz reports the bucket as unreadable meanwhile.
             log.warning("presence_unreadable", error=f"{type(exc).__name__}: {exc}")
             self._unreadable_at = now
             return seen
@@ -65,22 +71,36 @@ class BusReadiness:
         self._seen = (now, found)
         return found
 
+    async def _read_presence(self, now: float) -> dict[str, int]:
+        live = await self.bus.live_stages()
+        self._last_read = (now, live)
+        return live
+
     async def check(self) -> tuple[bool, dict[str, str]]:
+        """Ready when a turn can run: connected, the turn stream answering, a ready replica of every stage.
+
+        Every request waits at most ``QUICK_REQUEST_S`` (``Bus.quick_js``), and all are sent at once: a stream
+        or bucket whose leader died answers nothing until a follower is elected, and a request sent before that
+        is never answered, so a probe that waited the client's 5 s per stream reported "not ready" for up to
+        15 s after the election. The streams a turn does not touch (ingest jobs, the corpus) fail the check only when the
+        server says they do not exist; one electing a leader is reported, not failed (a question is answered
+        meanwhile). Presence that cannot be read is taken from the last reading for one presence TTL, as
+        :meth:`blocker` does: the stages cannot renew their entries meanwhile either.
+        """
         report: dict[str, str] = {"bus": "connected" if self.bus.connected else "disconnected"}
-        ok = self.bus.connected
-        if not ok:
+        if not self.bus.connected:
             return False, report
-        for stream in (s.AUDIT_STREAM, s.INGEST_STREAM, s.CORPUS_STREAM):
-            try:
-                await self.bus.js.stream_info(stream)
-                report[f"stream:{stream}"] = "present"
-            except (NatsError, TimeoutError):
-                report[f"stream:{stream}"] = "missing"
-                ok = False
-        try:
-            live = await self.bus.live_stages()
-        except (NatsError, TimeoutError) as exc:
-            report["presence"] = f"unavailable: {type(exc).__name__}"
+        streams = (s.AUDIT_STREAM, s.INGEST_STREAM, s.CORPUS_STREAM)
+        presence = asyncio.create_task(self._presence_state(time.monotonic()))
+        found = await asyncio.gather(*(self._stream_state(stream) for stream in streams))
+        live, presence_detail = await presence
+        ok = True
+        for stream, state in zip(streams, found, strict=True):
+            report[f"stream:{stream}"] = state
+            ok = ok and (state == "present" or (stream not in TURN_STREAMS and state != "missing"))
+        if presence_detail:
+            report["presence"] = presence_detail
+        if live is None:
             return False, report
         missing = []
         for stage in self.required_stages:
@@ -91,3 +111,21 @@ class BusReadiness:
         if missing:
             report["unavailable"] = ", ".join(missing)  # named, so an operator sees which stage has no replica
         return ok and not missing, report
+
+    async def _stream_state(self, stream: str) -> str:
+        try:
+            await self.bus.quick_js().stream_info(stream)
+        except NotFoundError:
+            return "missing"
+        except (NatsError, TimeoutError):
+            return "no answer (electing a leader?)"
+        return "present"
+
+    async def _presence_state(self, now: float) -> tuple[dict[str, int] | None, str]:
+        try:
+            return await self._read_presence(now), ""
+        except (NatsError, TimeoutError) as exc:
+            read_at, live = self._last_read
+            if live is not None and now - read_at < PRESENCE_TTL_S:
+                return live, f"unreadable ({type(exc).__name__}), last read {now - read_at:.1f}s ago"
+            return None, f"unavailable: {type(exc).__name__}"
