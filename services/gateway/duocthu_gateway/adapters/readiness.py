@@ -18,13 +18,17 @@ from nats.js.errors import NotFoundError
 from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Reason
 from duocthu_gateway.ports import Blocker
-from duocthu_runtime.bus.connection import PRESENCE_TTL_S, Bus
+from duocthu_runtime.bus.connection import PRESENCE_TTL_S, QUICK_REQUEST_S, Bus
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
 
 #: The streams a turn is written to: one without a leader makes the gateway unready.
 TURN_STREAMS = (s.AUDIT_STREAM,)
+#: How often a readiness request is sent again while it waits for an answer (see ``_stream_state``).
+RESEND_S = 0.25
+#: How long a probe waits for a presence reading before it takes the last one (at most one TTL old).
+PRESENCE_WAIT_S = 0.5
 
 
 class BusReadiness:
@@ -92,7 +96,8 @@ class BusReadiness:
             return False, report
         streams = (s.AUDIT_STREAM, s.INGEST_STREAM, s.CORPUS_STREAM)
         presence = asyncio.create_task(self._presence_state(time.monotonic()))
-        found = await asyncio.gather(*(self._stream_state(stream) for stream in streams))
+        found = await asyncio.gather(*(self._stream_state(stream, QUICK_REQUEST_S if stream in TURN_STREAMS
+                                                           else RESEND_S) for stream in streams))
         live, presence_detail = await presence
         ok = True
         for stream, state in zip(streams, found, strict=True):
@@ -112,18 +117,39 @@ class BusReadiness:
             report["unavailable"] = ", ".join(missing)  # named, so an operator sees which stage has no replica
         return ok and not missing, report
 
-    async def _stream_state(self, stream: str) -> str:
+    async def _stream_state(self, stream: str, within_s: float) -> str:
+        """``present``, ``missing`` (the server says so), or no answer within ``within_s``.
+
+        The request is sent again every :data:`RESEND_S` within that time, each answer awaited: one that
+        reached the stream before its new leader was elected is never answered, one sent after is answered
+        at once, so a probe sees the election within a quarter of a second. A stream a turn does not need is
+        given one attempt: its answer only tells "missing" apart, which the server says at once.
+        """
+        js = self.bus.quick_js()
+
+        async def ask(delay_s: float) -> None:
+            await asyncio.sleep(delay_s)
+            await js.stream_info(stream)
+
+        attempts = [asyncio.create_task(ask(n * RESEND_S)) for n in range(max(1, round(within_s / RESEND_S)))]
         try:
-            await self.bus.quick_js().stream_info(stream)
-        except NotFoundError:
-            return "missing"
-        except (NatsError, TimeoutError):
+            for attempt in asyncio.as_completed(attempts, timeout=within_s):
+                try:
+                    await attempt
+                except NotFoundError:
+                    return "missing"
+                except (NatsError, TimeoutError):  # this one went unanswered (or the time is up): the next
+                    continue
+                return "present"
             return "no answer (electing a leader?)"
-        return "present"
+        finally:
+            for attempt in attempts:
+                attempt.cancel()
+            await asyncio.gather(*attempts, return_exceptions=True)
 
     async def _presence_state(self, now: float) -> tuple[dict[str, int] | None, str]:
-        try:
-            return await self._read_presence(now), ""
+        try:  # not answered at once: the bucket is electing a leader, or the machine is busy; the last reading
+            return await asyncio.wait_for(self._read_presence(now), PRESENCE_WAIT_S), ""
         except (NatsError, TimeoutError) as exc:
             read_at, live = self._last_read
             if live is not None and now - read_at < PRESENCE_TTL_S:
