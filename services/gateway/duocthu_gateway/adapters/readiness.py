@@ -151,6 +151,7 @@ class BusReadiness:
         try:  # not answered at once: the bucket is electing a leader, or the machine is busy; the last reading
             return await asyncio.wait_for(self._read_presence(now), PRESENCE_WAIT_S), ""
         except (NatsError, TimeoutError) as exc:
+            self._unreadable_at = now  # the stages cannot renew their entries either (see blocker)
             read_at, live = self._last_read
             if live is not None and now - read_at < PRESENCE_TTL_S:
                 return live, f"unreadable ({type(exc).__name__}), last read {now - read_at:.1f}s ago"
