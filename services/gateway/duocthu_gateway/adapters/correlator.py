@@ -34,7 +34,7 @@ log = get_logger(__name__)
 #: whole budget and end as request_budget_exhausted (issue 21's fault-injection run).  In a cluster, the kill of
 #: the node leading ``RAG_AUDIT`` leaves it without a leader until a follower campaigns: nats-server waits a
 #: random 4-9 s election timeout and up to 0.8 s of campaign, so the window covers one full election (the
-#: cluster test saw turns of up to 11 s).  A dead bus is still told at once: the gateway checks the connection
+#: cluster test saw turns of up to 11 s).  A dead bus is still told within 2 s: the gateway checks the connection
 #: before publishing.
 REPUBLISH_WINDOW_S = 12.0
 
