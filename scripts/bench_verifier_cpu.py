@@ -38,9 +38,7 @@ from duocthu_contracts.messages import AnswerDrafted, EvidenceRetrieved, TurnReq
 from duocthu_runtime.bus.envelope import utcnow
 from duocthu_runtime.bus.stage import StageContext
 from duocthu_verifier import build_handler as verifier_handler
-from duocthu_verifier import build_statistics
-from duocthu_verifier.adapters.everyday_words import BACKGROUND, general_zipf
-from duocthu_verifier.adapters.release_terms import LiveTermStatistics
+from duocthu_verifier import build_statistics, live_terms
 
 STAGES: dict[str, type[Message]] = {
     "understanding": TurnRequested, "retrieval": TurnUnderstood, "generation": EvidenceRetrieved,
@@ -77,9 +75,9 @@ async def main(args: argparse.Namespace) -> None:
         catalog = built.result.catalog
         pipeline = InProcessPipeline(catalog, built.retriever)
         # the verifier as the service composes it: the live release's statistics and the everyday words
-        stats = build_statistics("bench", [c.text for c in built.result.chunks])
-        pipeline.verifier = verifier_handler(None, LiveTermStatistics(stats, background=general_zipf,
-                                                                      background_id=BACKGROUND))
+        terms = live_terms()
+        terms.current = build_statistics("bench", [c.text for c in built.result.chunks])
+        pipeline.verifier = verifier_handler(None, terms)
         drugs = [(e.drug_id, e.drug_name, {k.value for k in e.section_keys}) for e in catalog.entries]
         questions = route_a_questions(drugs)[:args.questions]
         inputs: dict[str, list[Message]] = {stage: [] for stage in STAGES}
