@@ -224,17 +224,9 @@ def block_terms(block: Evidence) -> set[str]:
     return terms(" \n ".join([block.text, block.drug_name, block.section_title, *block.context_labels]))
 
 
-def evidence_terms(blocks: Sequence[Evidence]) -> set[str]:
-    """What the cited blocks name: their text, drug name, section title and carried labels."""
-    found: set[str] = set()
-    for b in blocks:
-        found |= block_terms(b)
-    return found
-
-
 def _cited_terms(subject: DraftUnderCheck, claim: Claim, named: dict[int, set[str]]) -> set[str]:
-    """:func:`evidence_terms` of the claim's cited blocks, each block's terms kept in ``named`` (by citation
-    index) for the next claims: the claims of a draft mostly cite the same blocks (issue 20)."""
+    """What the claim's cited blocks name, each block's terms kept in ``named`` (by citation index) for the
+    next claims: the claims of a draft mostly cite the same blocks (issue 20)."""
     found: set[str] = set()
     for index in claim.citations:
         if 1 <= index <= len(subject.evidence):
