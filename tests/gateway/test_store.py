@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,3 +86,34 @@ async def test_migrations_build_exactly_the_models_schema(store: Store) -> None:
         assert await conn.run_sync(diff) == []
         version = await conn.exec_driver_sql("SELECT version_num FROM alembic_version")
         assert [row[0] for row in version] == ["0002"]
+
+
+_WRITE_THEN_DIE = """
+import asyncio, os, signal, sys
+from datetime import UTC, datetime
+from duocthu_gateway.adapters.store import Store, database_url
+from duocthu_gateway.domain.conversation import TurnRecord
+
+async def main() -> None:
+    store = Store(database_url(None, sys.argv[1]))
+    await store.create()
+    for number in range(20):
+        await store.record_turn(TurnRecord(
+            turn_id=f"t{number}", conversation_id="c", query="q", decision="answerable", at=datetime.now(UTC),
+            reason="verified", turn_type=None, resolved_drug_ids=[], frame=None, evidence_ids=[],
+            cited_evidence_ids=[], correlation_id="c", otel_trace_id=None, stage_timings=[], response={}))
+    os.kill(os.getpid(), signal.SIGKILL)  # no close, no checkpoint: as a killed gateway leaves it
+
+asyncio.run(main())
+"""
+
+
+def test_sqlite_keeps_every_committed_turn_of_a_killed_writer_in_its_write_ahead_log(tmp_path: Path) -> None:
+    """The SQLite store runs in WAL mode with ``synchronous=NORMAL`` (one append per commit, readers never
+    block the writer); a commit that returned is still there after the writer is SIGKILLed."""
+    killed = subprocess.run([sys.executable, "-c", _WRITE_THEN_DIE, str(tmp_path)], check=False)
+    assert killed.returncode == -9
+    assert (tmp_path / "gateway.db-wal").exists()  # the commits are in the log, not yet checkpointed
+    with sqlite3.connect(tmp_path / "gateway.db") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("SELECT COUNT(*) FROM rag_turns").fetchone() == (20,)

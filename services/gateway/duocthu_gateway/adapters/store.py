@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from alembic.util import CommandError
-from sqlalchemy import JSON, Boolean, Connection, DateTime, Integer, String, Text, select
+from sqlalchemy import JSON, Boolean, Connection, DateTime, Integer, String, Text, event, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -111,10 +111,24 @@ def _stored(row: TurnRow) -> StoredTurn:
                       frame=QueryFrame.model_validate(row.frame) if row.frame else None, at=_aware(row.created_at))
 
 
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """Write-ahead log, synced at checkpoints: a commit is one append to the log instead of a rollback journal
+    created, synced and deleted, and readers (history, the ownership check, another gateway replica on the
+    same file) never block the writer.  A commit is in the OS's hands when it returns, so a killed gateway
+    loses nothing it has answered (issue 21); only a power cut could lose the last commits.  ``busy_timeout``
+    lets two replicas' writes queue instead of failing with "database is locked"."""
+    cursor = dbapi_connection.cursor()
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=5000"):
+        cursor.execute(f"PRAGMA {pragma}")
+    cursor.close()
+
+
 class Store:
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=True)
+        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+        if url.startswith("sqlite"):
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
     @_store_call

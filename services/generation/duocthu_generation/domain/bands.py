@@ -19,6 +19,7 @@ did not write (a weight does not make an age).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -167,8 +168,13 @@ def _ranges(text: str, unit_re: str, convert: Callable[[float, str | None], floa
     return out
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(label: str) -> LabelBands:
-    """The constraints a label prints (folded, so diacritics and case never matter)."""
+    """The constraints a label prints (folded, so diacritics and case never matter).
+
+    Cached (bounded): choosing a dose line parses the same few labels dozens of times per turn (issue 20), and
+    the result is immutable.
+    """
     text = fold(label)
     # gestational age ("32 tuần tuổi thai") is not the child's age
     text = re.sub(rf"{_NUM}\s*tuan tuoi thai( hieu chinh)?( tro len)?", " ", text)

@@ -105,9 +105,16 @@ class DrugMatcher:
         folded = [fold(w) for w in words]
         taken = [False] * len(words)
         found: list[Match] = []
+        # an alias can only match where the query has its first word (folded; equal words fold equally), so
+        # each alias visits those positions, in the same order, instead of every window of the query
+        starts: dict[str, list[int]] = {}
+        for i, word in enumerate(folded):
+            starts.setdefault(word, []).append(i)
         for alias in self._aliases:
             n = len(alias.words)
-            for start in range(len(words) - n + 1):
+            for start in starts.get(alias.folded[0], ()):
+                if start > len(words) - n:
+                    break
                 if any(taken[start:start + n]):
                     continue
                 window, window_folded = tuple(words[start:start + n]), tuple(folded[start:start + n])

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from duocthu_contracts.answer import Claim
 from duocthu_contracts.evidence import Evidence
-from duocthu_verifier.domain.passages import Passage, block_paragraphs, leading_label, passages
+from duocthu_verifier.domain.passages import EvidenceReading, Passage, leading_label, passages
 from duocthu_verifier.domain.populations import foreign, populations
 from duocthu_verifier.domain.quantities import Quantity, bind_in_order, quantities
 from duocthu_verifier.domain.text import normalized, strip_markers
@@ -50,7 +50,8 @@ def label_text(label: str) -> str:
     return normalized(label).rstrip(":").strip()
 
 
-def _occurrence_scopes(text: str, evidence: Sequence[Evidence], citations: Sequence[int]) -> list[tuple[str, ...]]:
+def _occurrence_scopes(text: str, evidence: Sequence[Evidence], citations: Sequence[int],
+                       reading: EvidenceReading) -> list[tuple[str, ...]]:
     """Labels in force at each place ``text`` occurs verbatim in a cited block (normalised whitespace)."""
     scopes: list[tuple[str, ...]] = []
     if not text:
@@ -58,12 +59,8 @@ def _occurrence_scopes(text: str, evidence: Sequence[Evidence], citations: Seque
     for index in dict.fromkeys(citations):
         if not 1 <= index <= len(evidence):
             continue
-        paras = block_paragraphs(evidence, index)
-        starts: list[int] = []
-        joined = ""
-        for para in paras:
-            starts.append(len(joined) + (1 if joined else 0))
-            joined = f"{joined} {normalized(para.text)}" if joined else normalized(para.text)
+        paras = reading.paragraphs(index)
+        joined, starts = reading.joined(index)
         at = joined.find(text)
         while at >= 0:
             if not _whole_tokens(joined, at, at + len(text)):
@@ -92,28 +89,34 @@ def _whole_tokens(joined: str, start: int, end: int) -> bool:
     return not (last.isalnum() and (after.isalnum() or after in "/°%" or (after in ",." and following.isdigit())))
 
 
-def verbatim(claim: Claim, evidence: Sequence[Evidence]) -> bool:
-    """The claim, or its text after a ``label:`` prefix, is printed where ``claim.label`` is in force."""
+def verbatim(claim: Claim, evidence: Sequence[Evidence], reading: EvidenceReading | None = None) -> bool:
+    """The claim, or its text after a ``label:`` prefix, is printed where ``claim.label`` is in force.
+
+    ``reading``: the turn's reading of ``evidence`` when the caller keeps one (each block read once per turn).
+    """
+    reading = reading if reading is not None else EvidenceReading(evidence)
     text = normalized(strip_markers(claim.text))
     label = label_text(claim.label) if claim.label else None
-    for scope in _occurrence_scopes(text, evidence, claim.citations):
+    for scope in _occurrence_scopes(text, evidence, claim.citations, reading):
         if label is None or label in {label_text(s) for s in scope}:
             return True
-    return _label_prefixed(text, label, evidence, claim.citations)
+    return _label_prefixed(text, label, evidence, claim.citations, reading)
 
 
-def printed(claim: Claim, evidence: Sequence[Evidence]) -> bool:
+def printed(claim: Claim, evidence: Sequence[Evidence], reading: EvidenceReading | None = None) -> bool:
     """The claim's text is printed in a cited block, whatever its label."""
-    return bool(_occurrence_scopes(normalized(strip_markers(claim.text)), evidence, claim.citations))
+    reading = reading if reading is not None else EvidenceReading(evidence)
+    return bool(_occurrence_scopes(normalized(strip_markers(claim.text)), evidence, claim.citations, reading))
 
 
-def _label_prefixed(text: str, label: str | None, evidence: Sequence[Evidence], citations: Sequence[int]) -> bool:
+def _label_prefixed(text: str, label: str | None, evidence: Sequence[Evidence], citations: Sequence[int],
+                    reading: EvidenceReading) -> bool:
     if label:
         for prefix in (f"{label}:", label):
             if text.startswith(prefix):
                 rest = text[len(prefix):].strip()
                 if any(label in {label_text(s) for s in scope}
-                       for scope in _occurrence_scopes(rest, evidence, citations)):
+                       for scope in _occurrence_scopes(rest, evidence, citations, reading)):
                     return True
     return False
 
@@ -126,14 +129,15 @@ def _body(p: Passage) -> str:
     return p.text
 
 
-def bind(claim: Claim, evidence: Sequence[Evidence]) -> Binding:
-    if verbatim(claim, evidence):
+def bind(claim: Claim, evidence: Sequence[Evidence], reading: EvidenceReading | None = None) -> Binding:
+    reading = reading if reading is not None else EvidenceReading(evidence)
+    if verbatim(claim, evidence, reading):
         return Binding(verbatim=True)
-    if printed(claim, evidence):
+    if printed(claim, evidence, reading):
         # the text is the book's, word for word, only the label is not in force where it is printed
         return Binding(verbatim=False, label_bound=False)
     text = strip_markers(claim.text)
-    found = passages(evidence, claim.citations)
+    found = passages(evidence, claim.citations, reading)
     wanted = quantities(text)
     if wanted:
         bound = [p for p in found if bind_in_order(wanted, quantities(" ".join(p.scope)), quantities(_body(p)))]

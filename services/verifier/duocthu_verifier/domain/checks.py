@@ -15,6 +15,7 @@ yes to everything (issue 17): the judge only ever adds a refusal.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence
 from duocthu_verifier.domain.binding import Binding, bind, verbatim
 from duocthu_verifier.domain.numbers import ungrounded
+from duocthu_verifier.domain.passages import EvidenceReading
 from duocthu_verifier.domain.phrases import unsupported
 from duocthu_verifier.domain.rendering import has_content, render, split_segments
 from duocthu_verifier.domain.terms import TermContext, new_specific_terms, terms
@@ -54,6 +56,11 @@ class DraftUnderCheck:
     candidate_drug_ids: Sequence[str] = ()
     #: The live release's term statistics and everyday-word frequencies (absent: every new term is specific).
     terms: TermContext = field(default_factory=TermContext)
+
+    @functools.cached_property
+    def reading(self) -> EvidenceReading:
+        """This draft's evidence read once per block, shared by every claim and check (issue 20)."""
+        return EvidenceReading(self.evidence)
 
 
 def inputs_hash(*parts: object) -> str:
@@ -169,7 +176,7 @@ def check_binding(subject: DraftUnderCheck) -> list[CheckRecord]:
     One binding per claim yields three groups of records, in that order, so
     the verdict names the first property that failed (``binding.py``).
     """
-    bindings: list[Binding] = [bind(claim, subject.evidence) for claim in subject.draft.claims]
+    bindings: list[Binding] = [bind(claim, subject.evidence, subject.reading) for claim in subject.draft.claims]
     groups: dict[str, list[CheckRecord]] = {"quantity_binding": [], "population_binding": [], "label_binding": []}
     for i, (claim, binding) in enumerate(zip(subject.draft.claims, bindings, strict=True)):
         cited_texts = _cited_texts(cited(subject, claim))
@@ -212,11 +219,21 @@ def check_safety(subject: DraftUnderCheck) -> list[CheckRecord]:
     return _language(subject, "safety_language", SAFETY_PHRASES, Reason.UNSUPPORTED_SAFETY_CLAIM)
 
 
-def evidence_terms(blocks: Sequence[Evidence]) -> set[str]:
-    """What the cited blocks name: their text, drug name, section title and carried labels."""
+def block_terms(block: Evidence) -> set[str]:
+    """What one block names: its text, drug name, section title and carried labels."""
+    return terms(" \n ".join([block.text, block.drug_name, block.section_title, *block.context_labels]))
+
+
+def _cited_terms(subject: DraftUnderCheck, claim: Claim, named: dict[int, set[str]]) -> set[str]:
+    """What the claim's cited blocks name, each block's terms kept in ``named`` (by citation index) for the
+    next claims: the claims of a draft mostly cite the same blocks (issue 20)."""
     found: set[str] = set()
-    for b in blocks:
-        found |= terms(" \n ".join([b.text, b.drug_name, b.section_title, *b.context_labels]))
+    for index in claim.citations:
+        if 1 <= index <= len(subject.evidence):
+            own = named.get(index)
+            if own is None:
+                own = named[index] = block_terms(subject.evidence[index - 1])
+            found |= own
     return found
 
 
@@ -230,10 +247,12 @@ def check_terms(subject: DraftUnderCheck) -> list[CheckRecord]:
     """
     stats = subject.terms.statistics
     background = subject.terms.background
+    named: dict[int, set[str]] = {}
     records = []
     for i, claim in enumerate(subject.draft.claims):
         blocks = cited(subject, claim)
-        finding = new_specific_terms(strip_markers(claim.text), evidence_terms(blocks), stats, background)
+        finding = new_specific_terms(strip_markers(claim.text), _cited_terms(subject, claim, named), stats,
+                                     background)
         basis = TermBasis(
             release_id=stats.release_id if stats else None, statistics_sha256=stats.sha256 if stats else "",
             documents=stats.documents if stats else 0, specific_limit=stats.specific_limit() if stats else 0,
@@ -254,7 +273,7 @@ def check_verbatim(subject: DraftUnderCheck) -> list[CheckRecord]:
     for i, claim in enumerate(subject.draft.claims):
         blocks = cited(subject, claim)
         digest = inputs_hash("verbatim", claim.text, claim.label, _cited_texts(blocks))
-        ok = verbatim(claim, subject.evidence)
+        ok = verbatim(claim, subject.evidence, subject.reading)
         records.append(CheckRecord(
             check="verbatim_entailment", outcome=CheckOutcome.PASSED if ok else CheckOutcome.NOT_RUN,
             detail="" if ok else "not verbatim: needs the entailment judge", inputs_sha256=digest, claim_index=i,

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from duocthu_contracts.evidence import Evidence
+from duocthu_verifier.domain.text import normalized
 
 #: A leading label is short: the book's "Người lớn và trẻ em cân nặng từ 50 kg:" is 9 words.
 LABEL_MAX_CHARS = 90
@@ -172,13 +173,15 @@ def sentences(paragraph: str) -> list[str]:
     return [s for s in (part.strip() for part in _SENTENCE_RE.split(paragraph)) if s]
 
 
-def passages(evidence: Sequence[Evidence], citations: Sequence[int]) -> list[Passage]:
+def passages(evidence: Sequence[Evidence], citations: Sequence[int],
+             reading: EvidenceReading | None = None) -> list[Passage]:
     """Every passage of the cited blocks (each cited once, in citation order)."""
+    reading = reading if reading is not None else EvidenceReading(evidence)
     out: list[Passage] = []
     for index in dict.fromkeys(citations):
         if not 1 <= index <= len(evidence):
             continue
-        for para in block_paragraphs(evidence, index):
+        for para in reading.paragraphs(index):
             if para.label_only:
                 continue
             base = [*para.scope, *([para.own_label] if para.own_label else [])]
@@ -187,3 +190,40 @@ def passages(evidence: Sequence[Evidence], citations: Sequence[int]) -> list[Pas
                 scope = tuple([*base, own] if own else base)
                 out.append(Passage(index, para.index, sentence, para.text, scope))
     return out
+
+
+class EvidenceReading:
+    """One turn's evidence as read here, each block read once however many claims and checks cite it.
+
+    Why: every claim of a draft re-read its cited blocks — paragraphs, their
+    scopes, the whitespace-normalised text — and the verbatim test runs twice
+    per claim (binding, then the verbatim check), so a 5-claim answer over one
+    block parsed that block ten times (issue 20).  The reading holds the
+    results of the pure functions above per block index, for one evidence
+    list; it never outlives the draft under check, and what it returns is
+    exactly what those functions return (callers must not mutate it).
+    """
+
+    def __init__(self, evidence: Sequence[Evidence]) -> None:
+        self.evidence = evidence
+        self._paragraphs: dict[int, list[Paragraph]] = {}
+        self._joined: dict[int, tuple[str, tuple[int, ...]]] = {}
+
+    def paragraphs(self, index: int) -> list[Paragraph]:
+        """:func:`block_paragraphs` of block ``index`` (1-based)."""
+        found = self._paragraphs.get(index)
+        if found is None:
+            found = self._paragraphs[index] = block_paragraphs(self.evidence, index)
+        return found
+
+    def joined(self, index: int) -> tuple[str, tuple[int, ...]]:
+        """Block ``index``'s paragraphs normalised and joined by one space, and where each paragraph starts."""
+        found = self._joined.get(index)
+        if found is None:
+            starts: list[int] = []
+            joined = ""
+            for para in self.paragraphs(index):
+                starts.append(len(joined) + (1 if joined else 0))
+                joined = f"{joined} {normalized(para.text)}" if joined else normalized(para.text)
+            found = self._joined[index] = (joined, tuple(starts))
+        return found

@@ -65,7 +65,8 @@ def clauses(text: str) -> list[list[str]]:
     """Lower-cased word tokens of each clause (split at punctuation); tokens with digits dropped."""
     out: list[list[str]] = []
     for clause in _CLAUSE_RE.split(lowered(text)):
-        words = [w for w in _TOKEN_RE.findall(clause) if not any(ch.isdigit() for ch in w)]
+        # a word of letters only has no digit: str.isalpha answers most words without a per-character loop
+        words = [w for w in _TOKEN_RE.findall(clause) if w.isalpha() or not any(ch.isdigit() for ch in w)]
         if words:
             out.append(words)
     return out
