@@ -73,3 +73,30 @@ async def test_a_question_waits_for_a_reconnection_under_way_not_for_a_dead_bus(
         await restart
     finally:
         await bus.stop()
+
+
+async def test_a_restarted_server_empty_presence_refuses_no_turn_while_the_stages_announce(
+        fresh_nats: NatsServer) -> None:
+    """A restarted server's presence bucket is recreated empty: until the stages have announced again, that
+    says nothing about them (the fault run's NATS kill saw 38 questions refused as "no replica of understanding"
+    while every stage was alive). A stage that never announced on a bus that never restarted is still named."""
+    bus = await _ready_bus(fresh_nats)
+    try:
+        readiness = BusReadiness(bus, (*STAGES, "verifier"), cache_s=0)
+        blocker = await readiness.blocker()
+        assert blocker is not None and blocker.stage == "verifier", "never announced, no restart: named"
+        await bus.announce("verifier", "verifier-1", True)
+        assert await readiness.blocker() is None
+        fresh_nats.kill()
+        for _ in range(500):
+            if not bus.connected:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.get_running_loop().run_in_executor(None, fresh_nats.start)
+        assert await bus.wait_connected(20)
+        assert await bus.live_stages() == {}, "the memory bucket came back empty"
+        assert await readiness.blocker() is None, "no stage refused while they announce again"
+        ok, report = await readiness.check()
+        assert not ok and report["unavailable"] == "understanding, retrieval, verifier", report  # /readyz tells
+    finally:
+        await bus.stop()

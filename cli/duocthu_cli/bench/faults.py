@@ -171,6 +171,7 @@ class Round:
     sent: int = 0
     answered: int = 0
     refused: int = 0
+    refusals: Counter[str] = field(default_factory=Counter)  # refused questions per reason
     budget: int = 0
     lost: int = 0
     duplicated: int = 0
@@ -315,6 +316,7 @@ def tally(target: str, asked: Sequence[Question], audit: Audit, history: Counter
         result.answered += 1
         if question.reason in REFUSALS:
             result.refused += 1
+            result.refusals[question.reason] += 1
             result.problems.append(f"{question.correlation_id}: refused {question.reason} after "
                                    f"{question.seconds or 0.0:.1f}s, attempt {question.attempts}: "
                                    f"{question.reason_message}")

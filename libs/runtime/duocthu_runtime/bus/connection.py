@@ -98,6 +98,9 @@ class Bus:
         self._presence: KeyValue | None = None
         self._reconnect_hooks: list[Callable[[], Awaitable[None]]] = []
         self.reconnects = 0
+        #: When (``time.monotonic()``) the last reconnection happened: a restarted server's memory buckets start
+        #: empty, so presence says nothing about the stages until they have announced again.
+        self.reconnected_at = float("-inf")
 
     def on_reconnect(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run ``hook`` after every reconnection (e.g. to recreate state a restarted server lost)."""
@@ -112,6 +115,7 @@ class Bus:
         client library's callback loop.
         """
         self.reconnects += 1
+        self.reconnected_at = time.monotonic()
         self._presence = None
         log.warning("bus_reconnected", reconnects=self.reconnects)
         try:

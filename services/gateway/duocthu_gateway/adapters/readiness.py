@@ -66,10 +66,13 @@ class BusReadiness:
             return seen
         missing = [stage for stage in self.turn_stages if live.get(stage, 0) == 0]
         found = Blocker(Reason.STAGE_UNAVAILABLE, missing[0]) if missing else None
-        if found is not None and now - self._unreadable_at < PRESENCE_TTL_S:
+        if found is not None and now - max(self._unreadable_at, self.bus.reconnected_at) < PRESENCE_TTL_S:
             # While the bucket was unreadable the stages could not renew their entries either, so an entry
-            # that expired meanwhile says nothing about the stage: give it one TTL to announce again (a turn
-            # sent now waits in its durable consumer; if the stage is really gone, the turn's end names it).
+            # that expired meanwhile says nothing about the stage; nor does a bucket a restarted server
+            # recreated empty (the fault run's NATS kill: 38 questions refused, "no replica of understanding",
+            # while every stage was alive and about to announce). Give the stages one TTL to announce again
+            # (a turn sent now waits in its durable consumer; if the stage is really gone, the turn's end
+            # names it).
             log.warning("presence_grace", stage=found.stage)
             found = None
         self._seen = (now, found)
