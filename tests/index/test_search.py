@@ -20,6 +20,7 @@ from duocthu_retrieval.adapters.edge_index import EdgeIndex
 from duocthu_retrieval.adapters.qdrant_index import QdrantIndex
 from duocthu_retrieval.application.indexing import Indexer
 from duocthu_retrieval.domain.search import SearchFilter
+from duocthu_retrieval.errors import IndexConflict
 from duocthu_retrieval.ports import VectorIndex
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_text.sparse import SparseEncoder
@@ -168,5 +169,28 @@ async def test_replicas_share_no_memory_only_the_index(tmp_path: Path, index_cor
         assert completions and {c.payload.status for c in completions} == {"live"}
         assert len({c.message_id for c in completions}) == 1  # JetStream keeps one announcement
         assert await index.count("duocthu__rel-replicas") == len(index_corpus.chunks)
+    finally:
+        await index.close()
+
+
+async def test_verifying_a_release_collection_never_reopens_it_under_a_write(tmp_path: Path,
+                                                                            index_corpus: IndexCorpus) -> None:
+    """Each batch verifies its release's vector space while other batches write. Verifying by closing and
+    reloading the shard once pulled it from under a write running in a thread ("Shard is not initialized" in
+    a full run; this test does not hit that window reliably, the full run's replicas test did); the shard
+    is now compared with the space it was opened for, and a different space is still refused."""
+    index = EdgeIndex.open(RetrievalSettings(var_dir=tmp_path, qdrant_path=tmp_path / "qdrant"))
+    collection = "duocthu__rel-verify"
+    try:
+        await index.ensure_release_collection(collection, index_corpus.model)
+        write = asyncio.create_task(index.upsert_chunks(collection, "rel-verify", index_corpus.chunks))
+        while not write.done():
+            await index.ensure_release_collection(collection, index_corpus.model)
+            await asyncio.sleep(0)
+        await write
+        assert await index.count(collection) == len(index_corpus.chunks)
+        other = index_corpus.model.model_copy(update={"dimensions": index_corpus.model.dimensions + 1})
+        with pytest.raises(IndexConflict):
+            await index.ensure_release_collection(collection, other)
     finally:
         await index.close()

@@ -104,6 +104,8 @@ class EdgeIndex:
         self.where = str(root)
         self._lock = lock
         self._shards: dict[str, qe.EdgeShard] = {}
+        #: The vector space (dimensions, distance) each shard was created or verified for in this process.
+        self._spaces: dict[str, tuple[int, str]] = {}
         self._live: str | None = self._read_live()
 
     @classmethod
@@ -127,6 +129,7 @@ class EdgeIndex:
         for shard in self._shards.values():
             self._engine(shard.close)
         self._shards.clear()
+        self._spaces.clear()
         if self._lock is not None:
             self._lock.close()  # releases the flock
             self._lock = None
@@ -185,6 +188,14 @@ class EdgeIndex:
                             for name in (SPARSE_VECTOR, SPARSE_FOLDED_VECTOR)},
         )
         path = self.root / collection
+        space = (model.dimensions, str(model.distance))
+        if collection in self._shards and collection in self._spaces:
+            # Already created or verified here: compare, never reopen. Reopening closed the shard under a
+            # write of a batch applied beside this one ("Shard is not initialized" in a full run).
+            if self._spaces[collection] != space:
+                raise IndexConflict(f"collection {collection} holds {self._spaces[collection][0]}-d "
+                                    f"{self._spaces[collection][1]} vectors, not {model.dimensions}-d {model.distance}")
+            return
         if await self.exists(collection):
             self._close_shard(collection)
             try:
@@ -194,6 +205,7 @@ class EdgeIndex:
                                     f"and the two sparse vectors: {exc}") from exc
         else:
             self._shards[collection] = self._engine(lambda: qe.EdgeShard.create(str(path), config))
+        self._spaces[collection] = space
         (self.root / sidecar_name(collection)).mkdir(exist_ok=True)
 
     @_store_call
@@ -236,6 +248,7 @@ class EdgeIndex:
             shutil.rmtree(self.root / sidecar_name(collection), ignore_errors=True)
 
     def _close_shard(self, collection: str) -> None:
+        self._spaces.pop(collection, None)
         shard = self._shards.pop(collection, None)
         if shard is not None:
             self._engine(shard.close)
