@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from duocthu_contracts.frame import DrugRef, MatchKind
 from duocthu_text.vietnamese import fold
-from duocthu_understanding.domain.matcher import DrugMatcher, Match, looks_foreign, syllable_words
+from duocthu_understanding.domain.matcher import DrugMatcher, Match, syllable_words
 from tests.fixtures.understanding import sample_catalog
 
 MATCHER = DrugMatcher(sample_catalog())
@@ -21,7 +21,7 @@ ALIAS_WORDS = sorted({w for a in MATCHER._aliases for w in a.words})
 
 
 def full_scan(matcher: DrugMatcher, text: str) -> tuple[list[Match], list[str]]:
-    """``find`` as it was: every alias tried at every window of the query."""
+    """``find`` as it was: every alias tried at every window of the query (the typo pass after it is shared)."""
     words = syllable_words(text)
     folded = [fold(w) for w in words]
     taken = [False] * len(words)
@@ -42,23 +42,7 @@ def full_scan(matcher: DrugMatcher, text: str) -> tuple[list[Match], list[str]]:
             found.append(Match(DrugRef(drug_id=alias.drug_id, drug_name=alias.drug_name,
                                        matched_text=" ".join(words[start:start + n]), match_kind=kind),
                                start, start + n))
-    unknown: list[str] = []
-    for i, word in enumerate(folded):
-        if taken[i] or not looks_foreign(words[i]):
-            continue
-        best = matcher._typo(word)
-        if best is not None:
-            taken[i] = True
-            found.append(Match(DrugRef(drug_id=best.drug_id, drug_name=best.drug_name, matched_text=words[i],
-                                       match_kind=MatchKind.TYPO), i, i + 1))
-        else:
-            unknown.append(words[i])
-    found.sort(key=lambda m: m.start)
-    distinct: list[Match] = []
-    for match in found:
-        if all(m.ref.drug_id != match.ref.drug_id for m in distinct):
-            distinct.append(match)
-    return distinct, list(dict.fromkeys(unknown))
+    return matcher.resolve_rest(words, folded, taken, found)  # unchanged by the start index: shared
 
 
 def test_every_alias_in_questions_is_found_as_by_the_full_scan() -> None:

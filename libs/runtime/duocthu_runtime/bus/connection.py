@@ -62,8 +62,6 @@ QUICK_REQUEST_S = 1.0
 #: How long a caller may wait for a lost connection to come back before it is told the bus is down: in a
 #: cluster the client fails over to another node within milliseconds of its node's death.
 RECONNECT_GRACE_S = 2.0
-#: How often :meth:`Bus.wait_connected` looks.
-_RECONNECT_POLL_S = 0.05
 
 log = get_logger(__name__)
 
@@ -101,6 +99,8 @@ class Bus:
         #: When (``time.monotonic()``) the last reconnection happened: a restarted server's memory buckets start
         #: empty, so presence says nothing about the stages until they have announced again.
         self.reconnected_at = float("-inf")
+        #: Callers of :meth:`wait_connected` waiting for the connection to come back (woken on reconnection).
+        self._back: list[asyncio.Future[None]] = []
 
     def on_reconnect(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run ``hook`` after every reconnection (e.g. to recreate state a restarted server lost)."""
@@ -116,6 +116,9 @@ class Bus:
         """
         self.reconnects += 1
         self.reconnected_at = time.monotonic()
+        for waiter in self._back:
+            if not waiter.done():
+                waiter.set_result(None)
         self._presence = None
         log.warning("bus_reconnected", reconnects=self.reconnects)
         try:
@@ -150,16 +153,21 @@ class Bus:
         supervisor restarts the one server (seconds): a question asked in that instant waits it out instead
         of being told at once that the bus is down.
         """
-        deadline = time.monotonic() + within_s
-        while not self.connected:
-            try:
-                reconnecting = bool(self.broker.connection.is_reconnecting)
-            except IncorrectState:
+        if self.connected:
+            return True
+        try:
+            if not self.broker.connection.is_reconnecting:
                 return False
-            if not reconnecting or time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(_RECONNECT_POLL_S)
-        return True
+        except IncorrectState:
+            return False
+        back: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._back.append(back)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(back, timeout=within_s)  # woken by _on_reconnected
+        finally:
+            self._back.remove(back)
+        return self.connected
 
     async def connect(self) -> None:
         """Connect and declare streams, without starting subscribers."""

@@ -126,8 +126,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 class Store:
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=not url.startswith("sqlite"))
-        if url.startswith("sqlite"):
+        sqlite = url.startswith("sqlite")
+        self.engine: AsyncEngine = create_async_engine(url, pool_pre_ping=not sqlite)  # a file needs no ping
+        if sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 

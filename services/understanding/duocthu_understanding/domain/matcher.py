@@ -128,6 +128,12 @@ class DrugMatcher:
                 found.append(Match(DrugRef(drug_id=alias.drug_id, drug_name=alias.drug_name,
                                            matched_text=" ".join(words[start:start + n]), match_kind=kind),
                                    start, start + n))
+        return self.resolve_rest(words, folded, taken, found)
+
+    def resolve_rest(self, words: list[str], folded: list[str], taken: list[bool],
+                     found: list[Match]) -> tuple[list[Match], list[str]]:
+        """After the aliases: typo matches among the words no alias took (the rest are unknown drug-like
+        words), then the drugs in order of appearance, each once.  ``taken`` and ``found`` are extended."""
         unknown: list[str] = []
         for i, word in enumerate(folded):
             if taken[i] or not looks_foreign(words[i]):
