@@ -226,3 +226,50 @@ async def test_the_operator_reads_the_audit_stream_and_the_gateway_and_operator_
     info = await ops.api(f"$JS.API.STREAM.INFO.{s.INGEST_STREAM}")
     assert info is not None and info["state"]["messages"] == 2  # type: ignore[index]
     await ops.nc.close()
+
+
+async def test_the_gateway_reads_back_completions_only_and_cannot_touch_a_stage_durable(secured: Secured) -> None:
+    """The catch-up grant (``catches_up``): a consumer pinned to completions, to the gateway's inbox, nothing more."""
+    await _record_a_turn(secured)
+    ops = await _probe(secured, OPS)
+    stage_durable = durable_name("understanding", TurnRequested)
+    made = await ops.api(  # the stage's durable as the stage creates it
+        f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.{stage_durable}.{TurnRequested.SUBJECT}",
+        {"stream_name": s.AUDIT_STREAM, "config": {"name": stage_durable, "durable_name": stage_durable,
+                                                   "filter_subject": TurnRequested.SUBJECT, "ack_policy": "explicit"}})
+    assert made is not None and "error" not in made, made
+    gateway = await _probe(secured, "gateway")
+    completed = "rag.v1.turn.completed.gw-a"
+
+    def push(name: str, filter_subject: str, **extra: object) -> dict[str, object]:
+        config = {"name": name, "filter_subject": filter_subject, "deliver_subject": gateway.nc.new_inbox(),
+                  "ack_policy": "none", "deliver_policy": "all", "inactive_threshold": 5_000_000_000, **extra}
+        return {"stream_name": s.AUDIT_STREAM, "config": config}
+
+    ok = await gateway.api(f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.catchup.{completed}", push("catchup", completed))
+    assert ok is not None and "error" not in ok, ok
+    # the pinned create subject with another filter in the body, or several filters: refused by the server
+    for body in (push("wide", "rag.>"), push("wide", TurnRequested.SUBJECT),
+                 push("wide", completed, filter_subjects=[completed, TurnRequested.SUBJECT])):
+        answer = await gateway.api(f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.wide.{completed}", body)
+        assert answer is not None and "error" in answer, (body, answer)
+    refused: list[tuple[str, dict[str, object]]] = [
+        # the questions themselves, under any name
+        (f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.spy.{TurnRequested.SUBJECT}", push("spy", TurnRequested.SUBJECT)),
+        # a create of an existing consumer is an update: re-pointing the stage's durable to completions
+        (f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.{stage_durable}.{completed}", push(stage_durable, completed)),
+        (f"$JS.API.CONSUMER.MSG.NEXT.{s.AUDIT_STREAM}.catchup", {"batch": 1}),
+        (f"$JS.API.CONSUMER.MSG.NEXT.{s.AUDIT_STREAM}.{stage_durable}", {"batch": 1}),
+        (f"$JS.API.CONSUMER.DELETE.{s.AUDIT_STREAM}.{stage_durable}", {}),
+        (f"$JS.API.CONSUMER.INFO.{s.AUDIT_STREAM}.{stage_durable}", {}),
+        (f"$JS.API.CONSUMER.CREATE.{s.SHADOW_STREAM}.spy.shadow.{completed}", {"stream_name": s.SHADOW_STREAM}),
+    ]
+    for subject, body in refused:
+        assert await gateway.api(subject, body) is None, f"the gateway was allowed {subject}"
+    info = await ops.api(f"$JS.API.CONSUMER.INFO.{s.AUDIT_STREAM}.{stage_durable}")
+    assert info is not None
+    config = info["config"]
+    assert isinstance(config, dict)
+    assert config["filter_subject"] == TurnRequested.SUBJECT and config.get("deliver_subject") is None
+    await gateway.nc.close()
+    await ops.nc.close()

@@ -18,8 +18,9 @@ import pytest
 from duocthu_cli.contracts_export import ASYNCAPI_PATH
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import IngestJobRequested
-from duocthu_runtime.access.server_config import publish_allow, subscribe_allow
+from duocthu_runtime.access.server_config import publish_allow, publish_deny, subscribe_allow
 from duocthu_runtime.access.table import IDENTITIES, OPS, Identity, identity, identity_of_service
+from duocthu_runtime.bus.subjects import stream_for
 
 
 def _asyncapi() -> dict[str, dict[str, set[str]]]:
@@ -82,6 +83,9 @@ def test_no_service_may_read_the_audit_stream_beyond_its_own_filtered_consumers(
         if ".CONSUMER." in grant:
             tail = grant.split(f".{s.AUDIT_STREAM}.", 1)[1]
             durable, _, rest = tail.partition(".")
+            if durable == "*":  # a catch-up: any name, the filter pinned to a subject it already hears
+                assert grant.startswith(f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.*.") and rest in entry.catches_up
+                continue
             assert durable in own, grant
             assert rest in ("", own[durable]), grant  # CREATE names the consumer's own filter
     assert not any(g.startswith(f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}") and g.count(".") < 6
@@ -93,3 +97,23 @@ def test_only_the_gateway_and_the_operator_publish_ingest_jobs() -> None:
     allowed = {e.user for e in IDENTITIES if IngestJobRequested.SUBJECT in publish_allow(e) or e.admin}
     assert allowed == {"gateway", OPS}
     assert identity(OPS).admin and publish_allow(identity(OPS)) == [">"]
+
+
+@pytest.mark.parametrize("entry", [e for e in IDENTITIES if e.catches_up], ids=lambda e: e.user)
+def test_a_catch_up_reads_back_only_what_its_identity_hears_and_no_stage_durable(entry: Identity) -> None:
+    assert set(entry.catches_up) <= set(entry.subscribes)
+    durables = {(c.stream, c.durable) for e in IDENTITIES for c in e.consumers()
+                if c.stream in {stream_for(x) for x in entry.catches_up}}
+    assert durables, "a catch-up on a stream no stage consumes needs no deny list"
+    assert set(publish_deny(entry)) == {f"$JS.API.CONSUMER.CREATE.{stream}.{durable}.>" for stream, durable in durables}
+
+
+def test_an_identity_without_a_catch_up_has_no_wildcard_consumer_grant() -> None:
+    for entry in IDENTITIES:
+        if entry.admin or entry.catches_up:
+            continue
+        assert publish_deny(entry) == []
+        for grant in publish_allow(entry):
+            if ".CONSUMER.CREATE." in grant and not any(grant.startswith(f"$JS.API.CONSUMER.CREATE.{f}")
+                                                         for f in entry.follows):
+                assert ".*." not in grant, grant

@@ -70,8 +70,12 @@ def elections(logs: Iterable[Path], after: float, before: float) -> dict[str, fl
     return first
 
 
-def service_events(log_dir: Path, events: set[str], after: float, before: float) -> list[tuple[float, str, str]]:
-    """``(wall time, process, event)`` for the named structured-log events the stack's processes wrote."""
+def service_events(log_dir: Path, events: set[str], after: float, before: float,
+                   fields: tuple[str, ...] = ()) -> list[tuple[float, str, str]]:
+    """``(wall time, process, event)`` for the named structured-log events the stack's processes wrote.
+
+    ``fields`` present in a record are appended to its event as ``name=value``.
+    """
     found = []
     for path in sorted(log_dir.glob("*.log")):
         for line in path.read_text(errors="replace").splitlines():
@@ -85,7 +89,8 @@ def service_events(log_dir: Path, events: set[str], after: float, before: float)
                 continue
             at = datetime.fromisoformat(record["timestamp"]).timestamp()
             if after < at < before:
-                found.append((at, path.stem, str(record["event"])))
+                shown = " ".join([str(record["event"]), *(f"{f}={record[f]}" for f in fields if f in record)])
+                found.append((at, path.stem, shown))
     return sorted(found)
 
 

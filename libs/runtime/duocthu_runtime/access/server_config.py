@@ -18,7 +18,14 @@ What a stage identity is granted, and why each grant is needed:
 * ephemeral ordered consumers on the streams it follows (``CORPUS``), and its
   KV buckets;
 * subscribe to its own inbox prefix only, so it cannot read replies meant for
-  another identity (e.g. the audit records the operator fetches).
+  another identity (e.g. the audit records the operator fetches);
+* the gateway: create a consumer on ``RAG_AUDIT`` whose create subject names
+  the completions' filter (``…CREATE.RAG_AUDIT.<name>.rag.v1.turn.completed.*``;
+  the server refuses a body with another filter), delivering to its inbox, to
+  read back completions a failover made it miss.  The consumer name is free,
+  so creating one under a stage's durable name is denied outright: nats-server
+  treats a create of an existing consumer as an update, and could otherwise
+  re-point a stage's durable.  No fetch, info or delete grant comes with it.
 
 Nothing grants a stage ``rag.>`` at large, a consumer on ``RAG_AUDIT`` other
 than its own filtered ones, ``STREAM.MSG.GET``/``DIRECT.GET`` on ``RAG_AUDIT``,
@@ -31,6 +38,7 @@ import json
 from collections.abc import Callable
 
 from duocthu_runtime.access.table import DECLARED_STREAMS, IDENTITIES, Identity, shadow
+from duocthu_runtime.bus.subjects import stream_for
 
 API = "$JS.API"
 
@@ -83,13 +91,28 @@ def publish_allow(entry: Identity) -> list[str]:
         allow += _follow_grants(stream)
     for bucket in entry.buckets:
         allow += _bucket_grants(bucket)
+    for subject in entry.catches_up:
+        allow.append(f"{API}.CONSUMER.CREATE.{stream_for(subject)}.*.{subject}")
     return list(dict.fromkeys(allow))
+
+
+def publish_deny(entry: Identity, identities: tuple[Identity, ...] = IDENTITIES) -> list[str]:
+    """What a catch-up grant must not reach: every durable consumer of the streams it reads back from."""
+    streams = {stream_for(subject) for subject in entry.catches_up}
+    return list(dict.fromkeys(f"{API}.CONSUMER.CREATE.{consumer.stream}.{consumer.durable}.>"
+                              for other in identities for consumer in other.consumers()
+                              if consumer.stream in streams))
 
 
 def subscribe_allow(entry: Identity) -> list[str]:
     if entry.admin:
         return [">"]
     return list(dict.fromkeys([*entry.subscribes, f"{entry.inbox_prefix}.>"]))
+
+
+def _deny(entry: Identity) -> str:
+    deny = publish_deny(entry)
+    return f", deny: {_quoted(deny)}" if deny else ""
 
 
 def _quoted(items: list[str]) -> str:
@@ -101,7 +124,7 @@ def user_block(entry: Identity, password: str) -> str:
     lines = [
         f"    {{ user: {json.dumps(entry.user)}, password: {password},",
         "      permissions: {",
-        f"        publish: {{ allow: {_quoted(publish_allow(entry))} }},",
+        f"        publish: {{ allow: {_quoted(publish_allow(entry))}{_deny(entry)} }},",
         f"        subscribe: {{ allow: {_quoted(subscribe_allow(entry))} }},",
     ]
     if entry.answers:

@@ -4,7 +4,10 @@ Least privilege (issue 21): each stage publishes and subscribes only its own
 subjects, reads only its own durable consumers, and can neither read the audit
 stream (``RAG_AUDIT``) nor publish an ingest job; only the gateway publishes
 ingest jobs (its admin endpoint checks the admin token first); only the
-``ops`` identity (the CLI: audit, ingest, index) may do anything else.
+``ops`` identity (the CLI: audit, ingest, index) may do anything else.  The
+one read of the audit stream a service is granted is the gateway's catch-up:
+the completions it may already hear on its core subscription, read back after
+a reconnection (``catches_up``), through a consumer pinned to that subject.
 
 Everything here is data derived from the contract classes, so a renamed
 subject moves the permission with it; :mod:`.server_config` turns it into
@@ -69,7 +72,10 @@ class Identity:
     gateway replica's origin token); ``consumes`` are the message types read
     through durable consumers; ``follows`` are streams read with ephemeral
     ordered consumers (state every replica needs, e.g. the live release);
-    ``answers`` means it replies to requests (``allow_responses``).
+    ``answers`` means it replies to requests (``allow_responses``);
+    ``catches_up`` are subjects of ``subscribes`` it may also read back from
+    their stream (messages a failover made it miss), through consumers whose
+    create subject pins the filter to that subject, never a stage's durable.
     """
 
     user: str
@@ -79,6 +85,7 @@ class Identity:
     consumes: tuple[type[Message], ...] = ()
     follows: tuple[str, ...] = ()
     buckets: tuple[str, ...] = (PRESENCE_BUCKET,)
+    catches_up: tuple[str, ...] = ()
     answers: bool = False
     admin: bool = False
 
@@ -120,6 +127,7 @@ IDENTITIES: tuple[Identity, ...] = (
                    IndexStatusRequest.SUBJECT),  # the live release shown on the web page
         subscribes=(*_TURN_END, IngestJobProgress.SUBJECT),  # the admin page's view of running ingest jobs
         buckets=(PRESENCE_BUCKET, RATE_BUCKET),
+        catches_up=(_addressed(TurnCompleted),),  # a completion stored while its connection failed over
     ),
     Identity(
         user="understanding", service="understanding",

@@ -28,7 +28,7 @@ from nats.aio.subscription import Subscription
 from nats.errors import ConnectionReconnectingError, NoRespondersError
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import (
     BucketNotFoundError,
     KeyNotFoundError,
@@ -101,6 +101,8 @@ class Bus:
         self.reconnected_at = float("-inf")
         #: Callers of :meth:`wait_connected` waiting for the connection to come back (woken on reconnection).
         self._back: list[asyncio.Future[None]] = []
+        #: what runs after a reconnection (declarations, hooks), held so it is not garbage-collected mid-way
+        self._healing: set[asyncio.Task[None]] = set()
 
     def on_reconnect(self, hook: Callable[[], Awaitable[None]]) -> None:
         """Run ``hook`` after every reconnection (e.g. to recreate state a restarted server lost)."""
@@ -110,9 +112,9 @@ class Bus:
         """The server may be a fresh process: memory KV buckets and even streams may be gone.
 
         Cached bucket handles are dropped (they are recreated on next use), the
-        streams are declared again, and every registered hook runs; a failure
-        is logged and healed lazily by the next use, never raised into the
-        client library's callback loop.
+        streams are declared again, and every registered hook runs, in a task
+        of their own; a failure is logged and healed lazily by the next use,
+        never raised into the client library's callback loop.
         """
         self.reconnects += 1
         self.reconnected_at = time.monotonic()
@@ -121,15 +123,28 @@ class Bus:
                 waiter.set_result(None)
         self._presence = None
         log.warning("bus_reconnected", reconnects=self.reconnects)
+        # Side by side, and behind the client's back: in a cluster a stream electing a leader makes its
+        # declaration wait its full request timeout, and a hook (announcing presence, reading back missed
+        # completions) must not queue behind that, nor hold the client's reconnection loop.
+        task = asyncio.create_task(self._after_reconnection())
+        self._healing.add(task)
+        task.add_done_callback(self._healing.discard)
+
+    async def _after_reconnection(self) -> None:
+        await asyncio.gather(self._redeclare(), *(self._run_hook(hook) for hook in self._reconnect_hooks))
+
+    async def _redeclare(self) -> None:
         try:
             await ensure_streams(self.js, self.settings)
         except (NatsError, TimeoutError) as exc:
             log.warning("bus_redeclare_failed", error=f"{type(exc).__name__}: {exc}")
-        for hook in self._reconnect_hooks:
-            try:
-                await hook()
-            except Exception:  # the top of a callback run by the NATS client: log, heal lazily later
-                log.exception("bus_reconnect_hook_failed")
+
+    @staticmethod
+    async def _run_hook(hook: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await hook()
+        except Exception:  # run behind the client's reconnection: log, heal lazily later
+            log.exception("bus_reconnect_hook_failed")
 
     @property
     def js(self) -> JetStreamContext:
@@ -179,6 +194,8 @@ class Bus:
         await self.broker.start()
 
     async def stop(self) -> None:
+        for task in list(self._healing):
+            task.cancel()
         await self.broker.stop()
 
     async def publish(self, message: Message, *, within_s: float | None = None) -> bool:
@@ -252,6 +269,31 @@ class Bus:
 
         sub: Subscription = await self.js.subscribe(subject, stream=stream_for(subject), ordered_consumer=True,
                                                     deliver_policy=_DELIVER[since], cb=on_msg)
+        return sub
+
+    async def stored_since(self, subject: str, since: datetime, callback: Callable[[Msg], Awaitable[None]], *,
+                           name: str, idle_s: float) -> Subscription:
+        """Deliver the messages stored on ``subject`` from ``since`` (the server's clock) on to *this* process.
+
+        For a core subscriber that may have missed messages while its connection failed over (the gateway's
+        completions): a push consumer named ``name``, created on the *filtered* create subject so the
+        permission table can pin what it reads to ``subject``, delivering to this identity's own inbox,
+        unacknowledged. No delete is needed (nor granted): once the returned subscription is dropped the
+        server removes the consumer after ``idle_s`` without interest. Raises the JetStream error when the
+        stream cannot create it (e.g. while it has no leader); the caller retries.
+        """
+        nc = self.broker.connection
+        sub: Subscription = await nc.subscribe(nc.new_inbox(), cb=callback)
+        config = ConsumerConfig(name=name, filter_subject=subject, deliver_subject=sub.subject,
+                                deliver_policy=DeliverPolicy.BY_START_TIME, opt_start_time=since,
+                                ack_policy=AckPolicy.NONE, inactive_threshold=idle_s, mem_storage=True,
+                                num_replicas=1)
+        try:
+            await self.quick_js().add_consumer(stream_for(subject), config)
+        except BaseException:
+            with contextlib.suppress(NatsError):
+                await sub.unsubscribe()
+            raise
         return sub
 
     @contextlib.asynccontextmanager

@@ -2,15 +2,22 @@
 
 Each gateway replica subscribes (core NATS) to the completion and progress
 subjects addressed to its own origin token, so a completion reaches the
-replica that holds the HTTP request and no other.  Implements
+replica that holds the HTTP request and no other.  A core subscription hears
+nothing while its connection fails over to another node (10-30 ms in a
+cluster), but the completion is stored in ``RAG_AUDIT`` all the same: after a
+reconnection, the replica reads its own completions stored since its oldest
+waiting turn was asked (:meth:`Bus.stored_since`), so such a turn is answered
+instead of running out its budget.  Implements
 :class:`duocthu_gateway.ports.TurnExchange`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import defaultdict
+from datetime import datetime, timedelta
 
 from faststream.exceptions import FastStreamException
 from nats.aio.msg import Msg
@@ -21,7 +28,8 @@ from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequeste
 from duocthu_gateway.domain.timing import TurnTimings
 from duocthu_gateway.errors import TurnNotPublished
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.subjects import addressed_subject
+from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime.bus.subjects import addressed_subject, origin_token
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability import metrics
@@ -38,6 +46,16 @@ log = get_logger(__name__)
 #: before publishing.
 REPUBLISH_WINDOW_S = 12.0
 
+#: The catch-up after a reconnection reads from this long before the oldest waiting turn was asked: the stored
+#: timestamps are the server's clock, not ours. Completions of turns no longer waiting are read and ignored.
+CLOCK_MARGIN_S = 5.0
+#: How long the catch-up tries to create its consumer: in a cluster, ``RAG_AUDIT`` may be without a leader for
+#: one election after the kill of the node that led it (no completion is stored meanwhile either).
+CATCH_UP_WINDOW_S = REPUBLISH_WINDOW_S
+CATCH_UP_PAUSE_S = 0.25
+#: The server drops a catch-up consumer this long after the gateway stopped listening to it (no delete grant).
+CATCH_UP_IDLE_S = 30.0
+
 
 class TurnCorrelator:
     def __init__(self, bus: Bus, origin: str) -> None:
@@ -45,30 +63,87 @@ class TurnCorrelator:
         self.origin = origin
         self._pending: dict[str, asyncio.Future[TurnCompleted]] = {}
         self._progress: dict[str, list[asyncio.Queue[TurnProgress]]] = defaultdict(list)
+        #: when each waiting turn was asked (wall clock): where a catch-up starts reading
+        self._asked_at: dict[str, datetime] = {}
         self._subs: list[Subscription] = []
+        self._catch_ups: set[asyncio.Task[None]] = set()
+        self.catch_ups = 0
+        self.recovered = 0
 
     async def start(self) -> None:
         nc = self.bus.broker.connection
         self._subs.append(await nc.subscribe(addressed_subject(TurnCompleted, self.origin), cb=self._on_completed))
         self._subs.append(await nc.subscribe(addressed_subject(TurnProgress, self.origin), cb=self._on_progress))
+        self.bus.on_reconnect(self._on_reconnected)
 
     async def stop(self) -> None:
+        for task in list(self._catch_ups):
+            task.cancel()
         for sub in self._subs:
             await sub.unsubscribe()
         self._subs.clear()
         for fut in self._pending.values():
             fut.cancel()
 
+    async def _on_reconnected(self) -> None:
+        """Start a catch-up when turns are waiting (run in the background: the reconnection callback must return)."""
+        if not self._pending:
+            return
+        waiting = {turn_id: fut for turn_id, fut in self._pending.items() if not fut.done()}
+        if not waiting:
+            return
+        since = min(self._asked_at.get(turn_id, utcnow()) for turn_id in waiting) - timedelta(seconds=CLOCK_MARGIN_S)
+        task = asyncio.create_task(self._catch_up(waiting, since))
+        self._catch_ups.add(task)
+        task.add_done_callback(self._catch_ups.discard)
+
+    async def _catch_up(self, waiting: dict[str, asyncio.Future[TurnCompleted]], since: datetime) -> None:
+        """Read this replica's completions stored from ``since`` until every turn in ``waiting`` has ended."""
+        self.catch_ups += 1
+        name = f"gw_catchup_{origin_token(self.origin)}_{self.catch_ups}"
+        recovered = 0
+
+        async def on_stored(msg: Msg) -> None:
+            nonlocal recovered
+            if self._deliver(msg):  # not heard on the core subscription: the failover had taken it
+                recovered += 1
+                self.recovered += 1
+
+        give_up = time.monotonic() + CATCH_UP_WINDOW_S
+        while True:
+            try:
+                sub = await self.bus.stored_since(addressed_subject(TurnCompleted, self.origin), since, on_stored,
+                                                  name=name, idle_s=CATCH_UP_IDLE_S)
+                break
+            except (NatsError, TimeoutError) as exc:
+                if time.monotonic() >= give_up or all(fut.done() for fut in waiting.values()):
+                    log.warning("completion_catch_up_failed", turns=len(waiting), error=f"{type(exc).__name__}: {exc}")
+                    return
+                await asyncio.sleep(CATCH_UP_PAUSE_S)
+        log.info("completion_catch_up", turns=len(waiting), since=since.isoformat())
+        try:
+            await asyncio.wait(list(waiting.values()))  # each ends answered or at its own deadline (submit)
+        finally:
+            with contextlib.suppress(NatsError):
+                await sub.unsubscribe()
+            log.info("completion_catch_up_done", turns=len(waiting), recovered=recovered)
+
     async def _on_completed(self, msg: Msg) -> None:
+        self._deliver(msg)
+
+    def _deliver(self, msg: Msg) -> bool:
+        """Hand a completion to the turn waiting for it; whether one was waiting (the core and catch-up paths)."""
         try:
             completed = decode(msg.data, TurnCompleted)
         except MessageRejected as exc:
             metrics.BUS_REJECTED.labels("gateway", exc.reason).inc()
             log.error("completion_rejected", reason=exc.reason, detail=exc.detail[:300])
-            return
+            return False
         fut = self._pending.get(completed.turn_id)
-        if fut is not None and not fut.done():
-            fut.set_result(completed)
+        if fut is None or fut.done():
+            return False
+        fut.set_result(completed)
+        return True
 
     async def _on_progress(self, msg: Msg) -> None:
         try:
@@ -95,6 +170,7 @@ class TurnCorrelator:
         """Publish ``request`` and wait for its completion; ``None`` when the deadline passes."""
         fut: asyncio.Future[TurnCompleted] = asyncio.get_running_loop().create_future()
         self._pending[request.turn_id] = fut
+        self._asked_at[request.turn_id] = utcnow()
         began = time.perf_counter()
         try:
             try:
@@ -113,3 +189,4 @@ class TurnCorrelator:
             return completed
         finally:
             self._pending.pop(request.turn_id, None)
+            self._asked_at.pop(request.turn_id, None)
