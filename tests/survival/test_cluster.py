@@ -155,8 +155,9 @@ def _breakdown(nats: NatsCluster, stack: Stack, victim: str, *, victim_led: set[
     ready_at = readyz.ready_from(killed)
     assert ready_at is not None, f"/readyz not 200 again before the restart: {readyz.spans(killed)[-3:]}"
     events = service_events(stack.var_dir / "logs",
-                            {"bus_reconnected", "presence_renewed", "completion_catch_up", "completion_catch_up_done"},
-                            killed, restarted, fields=("turns", "recovered"))
+                            {"bus_reconnected", "presence_renewed", "completion_catch_up", "completion_catch_up_done",
+                             "completion_catch_up_unneeded", "completion_catch_up_failed"},
+                            killed, restarted, fields=("turns", "attempts", "recovered"))
     print(f"\nafter the kill of {victim} (s):")
     for at, process, event in events:
         print(f"  {at - killed:6.2f} {process} {event}")

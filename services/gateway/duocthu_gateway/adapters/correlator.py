@@ -100,7 +100,6 @@ class TurnCorrelator:
     async def _catch_up(self, waiting: dict[str, asyncio.Future[TurnCompleted]], since: datetime) -> None:
         """Read this replica's completions stored from ``since`` until every turn in ``waiting`` has ended."""
         self.catch_ups += 1
-        name = f"gw_catchup_{origin_token(self.origin)}_{self.catch_ups}"
         recovered = 0
 
         async def on_stored(msg: Msg) -> None:
@@ -110,17 +109,26 @@ class TurnCorrelator:
                 self.recovered += 1
 
         give_up = time.monotonic() + CATCH_UP_WINDOW_S
+        attempt = 0
         while True:
+            attempt += 1
+            # A new name each attempt: in a cluster the meta leader may place the consumer on the node that just
+            # died (not yet known to be gone), and a create under the same name would find that placement again.
+            name = f"gw_catchup_{origin_token(self.origin)}_{self.catch_ups}_{attempt}"
             try:
                 sub = await self.bus.stored_since(addressed_subject(TurnCompleted, self.origin), since, on_stored,
                                                   name=name, idle_s=CATCH_UP_IDLE_S)
                 break
             except (NatsError, TimeoutError) as exc:
-                if time.monotonic() >= give_up or all(fut.done() for fut in waiting.values()):
-                    log.warning("completion_catch_up_failed", turns=len(waiting), error=f"{type(exc).__name__}: {exc}")
+                if all(fut.done() for fut in waiting.values()):
+                    log.info("completion_catch_up_unneeded", turns=len(waiting), attempts=attempt)
+                    return
+                if time.monotonic() >= give_up:
+                    log.warning("completion_catch_up_failed", turns=len(waiting), attempts=attempt,
+                                error=f"{type(exc).__name__}: {exc}")
                     return
                 await asyncio.sleep(CATCH_UP_PAUSE_S)
-        log.info("completion_catch_up", turns=len(waiting), since=since.isoformat())
+        log.info("completion_catch_up", turns=len(waiting), attempts=attempt, since=since.isoformat())
         try:
             await asyncio.wait(list(waiting.values()))  # each ends answered or at its own deadline (submit)
         finally:
