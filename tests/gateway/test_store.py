@@ -85,7 +85,7 @@ async def test_migrations_build_exactly_the_models_schema(store: Store) -> None:
     async with store.engine.connect() as conn:
         assert await conn.run_sync(diff) == []
         version = await conn.exec_driver_sql("SELECT version_num FROM alembic_version")
-        assert [row[0] for row in version] == ["0002"]
+        assert [row[0] for row in version] == ["0003"]
 
 
 _WRITE_THEN_DIE = """

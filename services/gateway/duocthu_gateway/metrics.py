@@ -20,3 +20,7 @@ HISTORY_READ_FAILURES = Counter(
     "duocthu_gateway_history_read_failures_total", "Turns sent without history because the store could not be read"
 )
 RATE_LIMITED = Counter("duocthu_gateway_rate_limited_total", "Query requests refused by the per-client rate limit")
+ANSWERED_FROM_RECORD = Counter(
+    "duocthu_gateway_answered_from_record_total",
+    "Questions asked again under their X-Correlation-ID and answered from the recorded response (no new turn)",
+)

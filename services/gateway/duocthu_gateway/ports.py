@@ -16,6 +16,7 @@ from typing import Protocol
 
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.envelope import Message
+from duocthu_contracts.http import RagQueryResponse
 from duocthu_contracts.messages import IngestJobProgressPayload, TurnCompleted, TurnProgress, TurnRequested
 from duocthu_contracts.rpc import DrugListReply, IndexStatusReply, SectionListReply, SectionTextReply
 from duocthu_contracts.sections import SectionKey
@@ -55,6 +56,11 @@ class TurnStore(Protocol):
     async def conversation(self, conversation_id: str, history_turns: int) -> ConversationState: ...
 
     async def has_turn(self, turn_id: str) -> bool: ...
+
+    async def answered(self, correlation_id: str, client_key: str, query: str,
+                       conversation_id: str | None) -> RagQueryResponse | None:
+        """The response recorded for this client's question under ``correlation_id``, if any."""
+        ...
 
     async def conversation_owners(self, conversation_id: str) -> set[str | None]:
         """The client keys the conversation's turns were written with (empty: no such conversation yet)."""

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from duocthu_contracts.frame import QueryFrame
+from duocthu_contracts.http import RagQueryResponse
 from duocthu_gateway.domain.conversation import ConversationState, StoredTurn, TurnRecord, conversation_state
 from duocthu_gateway.errors import StoreUnavailable
 from duocthu_runtime.errors import translating
@@ -49,7 +50,7 @@ class TurnRow(Base):
     frame: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     evidence_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
     cited_evidence_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
-    correlation_id: Mapped[str] = mapped_column(String(128))
+    correlation_id: Mapped[str] = mapped_column(String(128), index=True)
     otel_trace_id: Mapped[str | None] = mapped_column(String(32))
     stage_timings: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -178,6 +179,19 @@ class Store:
 
     async def has_turn(self, turn_id: str) -> bool:
         return await self.turn(turn_id) is not None
+
+    @_store_call
+    async def answered(self, correlation_id: str, client_key: str, query: str,
+                       conversation_id: str | None) -> RagQueryResponse | None:
+        """The response this client was given for this question under ``correlation_id``, if it was recorded."""
+        conversation = (TurnRow.conversation_id == conversation_id if conversation_id is not None
+                        else TurnRow.conversation_id.is_(None))
+        async with self._sessions() as session:
+            row = (await session.scalars(
+                select(TurnRow).where(TurnRow.correlation_id == correlation_id, TurnRow.client_key == client_key,
+                                      TurnRow.query == _storable(query), conversation)
+                .order_by(TurnRow.created_at.desc()).limit(1))).first()
+        return RagQueryResponse.model_validate(row.response) if row is not None else None
 
     @_store_call
     async def conversation_owners(self, conversation_id: str) -> set[str | None]:

@@ -43,11 +43,26 @@ class Asking:
 
     async def ask(self, body: RagQueryRequest, correlation_id: str,
                   on_turn: Callable[[TurnRequested], None] | None = None,
-                  client_key: str | None = None, timings: TurnTimings | None = None) -> RagQueryResponse:
+                  client_key: str | None = None, timings: TurnTimings | None = None, *,
+                  asked_again: bool = False) -> RagQueryResponse:
         """One turn; ``on_turn`` sees the turn before it is published (the SSE stream watches its progress);
-        ``timings`` gets the gateway's phases and the turn's hops (the ``Server-Timing`` header)."""
+        ``timings`` gets the gateway's phases and the turn's hops (the ``Server-Timing`` header).
+
+        ``asked_again``: the correlation id is the client's own, so this may be a question sent again after
+        its answer was lost (a gateway killed between recording the turn and sending it): the answer recorded
+        for this client, question and conversation is returned as it was, and no second turn runs or is
+        recorded.
+        """
         started = time.perf_counter()
         clock = timings or TurnTimings()
+        if asked_again and client_key is not None:
+            with clock.phase("recorded"):
+                recorded = await self.conversations.answered(correlation_id, client_key, body.query,
+                                                             body.conversation_id)
+            if recorded is not None:
+                metrics.ANSWERED_FROM_RECORD.inc()
+                log.info("answered_from_record", correlation_id=correlation_id, turn_id=recorded.trace_id)
+                return recorded
         with span("gateway query", mode=body.response_mode) as current:
             otel_trace_id = trace_id_hex(current)
             with clock.phase("state"):

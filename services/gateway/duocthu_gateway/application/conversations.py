@@ -92,6 +92,22 @@ class Conversations:
         if pending:
             await asyncio.wait(set(pending))
 
+    async def answered(self, correlation_id: str, client_key: str, query: str,
+                       conversation_id: str | None) -> RagQueryResponse | None:
+        """The recorded response to this client's question under ``correlation_id`` (a retry after a lost answer).
+
+        Keyed by the client too, so a guessed correlation id reveals nothing, and by the question and
+        conversation, so an id reused for another question starts a new turn. Fails open: with the store down
+        the question is simply asked again. Only this replica's pending writes could be missed (a write behind
+        the response), and then the retry is a new turn, as before.
+        """
+        try:
+            return await self.store.answered(correlation_id, client_key, query, conversation_id)
+        except StoreUnavailable:
+            metrics.HISTORY_READ_FAILURES.inc()
+            log.warning("retry_lookup_failed_store_down", correlation_id=correlation_id)
+            return None
+
     async def owned_by(self, conversation_id: str, client_key: str) -> bool:
         """Whether ``client_key`` may read or continue the conversation; raises :class:`StoreUnavailable`."""
         await self.written(f"c:{conversation_id}")

@@ -31,6 +31,11 @@ def request_trace_id(request: Request) -> str:
     return header if CORRELATION_RE.match(header) else new_id()
 
 
+def own_correlation_id(request: Request, correlation_id: str) -> bool:
+    """Whether ``correlation_id`` is the client's own (its ``X-Correlation-ID``), not one minted here."""
+    return request.headers.get("x-correlation-id") == correlation_id
+
+
 #: What each error status means, for the OpenAPI schema (every code the gateway returns is published there).
 ERROR_MEANINGS: dict[int, str] = {
     400: "Malformed request (e.g. an unparsable body)",

@@ -11,7 +11,7 @@ from duocthu_gateway.domain.clients import client_address
 from duocthu_gateway.domain.ownership import NOT_OWNER
 from duocthu_gateway.domain.timing import TurnTimings
 from duocthu_gateway.entrypoints.deps import Gateway, GatewayDep
-from duocthu_gateway.entrypoints.errors import documented, error_response, request_trace_id
+from duocthu_gateway.entrypoints.errors import documented, error_response, own_correlation_id, request_trace_id
 from duocthu_gateway.entrypoints.identity import Client, hand_over, presented_or_issued
 from duocthu_gateway.entrypoints.streaming import stream_turn
 
@@ -54,7 +54,8 @@ async def query(body: RagQueryRequest, request: Request, response: Response,
         refused = await foreign(request, gateway, body, client)
     if refused is not None:
         return refused
-    result = await gateway.asking.ask(body, correlation_id, client_key=client.key, timings=timings)
+    result = await gateway.asking.ask(body, correlation_id, client_key=client.key, timings=timings,
+                                      asked_again=own_correlation_id(request, correlation_id))
     hand_over(response, client)
     response.headers["X-Correlation-ID"] = result.correlation_id
     response.headers["X-Trace-ID"] = result.trace_id
@@ -76,7 +77,8 @@ async def query_stream(body: RagQueryRequest, request: Request,
     client = presented_or_issued(request)
     if (refused := await foreign(request, gateway, body, client)) is not None:
         return refused
-    streaming = StreamingResponse(stream_turn(gateway.asking, gateway.turns, body, correlation_id, client.key),
+    streaming = StreamingResponse(stream_turn(gateway.asking, gateway.turns, body, correlation_id, client.key,
+                                              asked_again=own_correlation_id(request, correlation_id)),
                                   media_type="text/event-stream")
     hand_over(streaming, client)
     return streaming

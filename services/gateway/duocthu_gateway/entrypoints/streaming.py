@@ -27,13 +27,15 @@ def event(name: str, data: object) -> str:
 
 
 async def stream_turn(asking: Asking, turns: TurnExchange, body: RagQueryRequest,
-                      correlation_id: str, client_key: str | None = None) -> AsyncIterator[str]:
+                      correlation_id: str, client_key: str | None = None, *,
+                      asked_again: bool = False) -> AsyncIterator[str]:
     progress: asyncio.Future[tuple[str, asyncio.Queue[TurnProgress]]] = asyncio.get_running_loop().create_future()
 
     def on_turn(turn: TurnRequested) -> None:  # before the turn is published: no status line can be missed
         progress.set_result((turn.turn_id, turns.watch(turn.turn_id)))
 
-    task = asyncio.create_task(asking.ask(body, correlation_id, on_turn=on_turn, client_key=client_key))
+    task = asyncio.create_task(asking.ask(body, correlation_id, on_turn=on_turn, client_key=client_key,
+                                          asked_again=asked_again))
     yield event("status", {"stage": "gateway", "text": "Đã nhận câu hỏi…"})
     try:
         first: set[asyncio.Future[Any]] = {progress, task}
