@@ -162,8 +162,8 @@ def main() -> None:
           "minus the bare consumer = the stage framework's own time on one hop")
     for side, values in runs.items():
         median = statistics.median(values)
-        extra = "" if side == "raw" else f"   per hop above bare: {median - raw:.3f}"
-        print(f"{labels[side]:>45}: {median:.3f}{extra}   runs {' '.join(f'{v:.3f}' for v in values)}")
+        gap = "" if side == "raw" else f"   per hop above bare: {median - raw:.3f}"
+        print(f"{labels[side]:>45}: {median:.3f}{gap}   runs {' '.join(f'{v:.3f}' for v in values)}")
 
 
 async def _declare(url: str) -> None:
