@@ -159,13 +159,15 @@ class Stage:
                 max_workers=batch,
                 ack_policy=AckPolicy.MANUAL,
                 inbox_prefix=f"{settings.inbox_prefix}.".encode(),  # fetched messages arrive in our own inbox
+                decoder=_delivery,
                 title=f"{self.name}:{subject}",
             )
             subscriber(self._wrap(cls, handler, config.ack_wait or settings.bus_ack_wait_s))
 
     def _wrap(self, cls: type[In], handler: Handler[In],
               ack_wait_s: float) -> Callable[[NatsMessage], Awaitable[None]]:
-        async def on_message(msg: NatsMessage) -> None:
+        async def on_message(delivery: Any) -> None:
+            msg: NatsMessage = delivery
             keeper = asyncio.create_task(_keep_in_progress(msg, ack_wait_s / 3))
             try:
                 await self.handle(cls, handler, msg.body, msg)
@@ -259,6 +261,18 @@ class Stage:
             await self.bus.publish_fire_and_forget(progress)
         except (NatsError, FastStreamException, TimeoutError):  # advisory only: never fail a turn over a status line
             log.warning("progress_publish_failed")
+
+
+async def _delivery(msg: NatsMessage) -> NatsMessage:
+    """The "decoded body" FastStream hands the handler: the delivery itself, untouched.
+
+    FastStream's own decoder would ``json.loads`` every body (our bodies carry no content type) only for it to
+    be thrown away, and a handler asking for the delivery through ``NatsMessage`` (a ``Context`` field) has it
+    resolved by FastDepends in a worker thread -- a thread hop and a loop wake-up on every message.  The stage
+    decodes the bytes itself (``versioning.decode``: schema and major-version checks) and needs the delivery to
+    ack it, so the delivery is what the handler receives.
+    """
+    return msg
 
 
 async def _keep_in_progress(msg: NatsMessage, every_s: float) -> None:
