@@ -47,23 +47,33 @@ async def main():
 asyncio.run(main())
 """
 
-_JS_ECHO = """
+def pull_echo_source(*, stream: str, listen: str, durable: str, reply: str, prelude: str = "",
+                     body: str = "msg.data", headers: str = "None") -> str:
+    """The source of a bare nats-py JetStream echo: pull one message, publish ``body`` (an expression; ``msg``
+    and the count ``n`` are in scope) to ``reply`` with a PubAck, ack. Also ``scripts/bench_hop.py``'s baseline."""
+    return f"""
 import asyncio, sys, nats
+{prelude}
 async def main():
     nc = await nats.connect(sys.argv[1])
     js = nc.jetstream()
-    sub = await js.pull_subscribe("floor.js.ping", durable="echo", stream="FLOOR")
+    sub = await js.pull_subscribe("{listen}", durable="{durable}", stream="{stream}")
     print("ready", flush=True)
+    n = 0
     while True:
         try:
             msgs = await sub.fetch(1, timeout=5)
         except nats.errors.TimeoutError:
             continue
         for msg in msgs:
-            await js.publish("floor.js.pong", msg.data)
+            n += 1
+            await js.publish("{reply}", {body}, stream="{stream}", headers={headers})
             await msg.ack()
 asyncio.run(main())
 """
+
+
+_JS_ECHO = pull_echo_source(stream="FLOOR", listen="floor.js.ping", durable="echo", reply="floor.js.pong")
 
 _HTTP_APP = """
 import sys, uvicorn

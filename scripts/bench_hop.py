@@ -31,6 +31,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from bench_bus_floor import pull_echo_source  # scripts/ is on the path of a script run from it
+
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_turn
@@ -67,35 +69,17 @@ async def main():
 asyncio.run(main())
 """
 
-_RAW = """
-import asyncio, signal, sys, nats
+_RAW = pull_echo_source(
+    stream="RAG_AUDIT", listen="rag.v1.turn.requested", durable="hop_raw", reply="rag.v1.turn.completed.hopbench",
+    prelude="""
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload
 from duocthu_runtime.bus.envelope import new_turn
 from duocthu_runtime.bus.versioning import encode
-
-async def main():
-    nc = await nats.connect(sys.argv[1])
-    js = nc.jetstream()
-    done = new_turn(TurnCompleted, TurnCompletedPayload(query="q", decision=Decision.ABSTAIN,
-                    reason=Reason.STAGE_NOT_IMPLEMENTED, completed_by="hop"), origin="hopbench",
-                    deadline_s=30, llm_calls=8)
-    body = encode(done)
-    sub = await js.pull_subscribe("rag.v1.turn.requested", durable="hop_raw", stream="RAG_AUDIT")
-    print("ready", flush=True)
-    n = 0
-    while True:
-        try:
-            msgs = await sub.fetch(1, timeout=5)
-        except nats.errors.TimeoutError:
-            continue
-        for msg in msgs:
-            n += 1
-            await js.publish("rag.v1.turn.completed.hopbench", body, stream="RAG_AUDIT",
-                             headers={"Nats-Msg-Id": f"raw-{n}-{msg.metadata.sequence.stream}"})
-            await msg.ack()
-asyncio.run(main())
-"""
+BODY = encode(new_turn(TurnCompleted, TurnCompletedPayload(query="q", decision=Decision.ABSTAIN,
+              reason=Reason.STAGE_NOT_IMPLEMENTED, completed_by="hop"), origin="hopbench", deadline_s=30, llm_calls=8))
+""",
+    body="BODY", headers='{"Nats-Msg-Id": f"raw-{n}-{msg.metadata.sequence.stream}"}')
 
 
 def _child(python: str, code: str, *args: str) -> subprocess.Popen[str]:
