@@ -159,7 +159,7 @@ async def test_no_catch_up_runs_when_no_turn_was_waiting(secured: tuple[NatsServ
         await _wait_gone(server, "gateway")
         relay.open = True
         assert await gateway.wait_connected(within_s=GUARD_S)
-        await asyncio.sleep(0.5)
+        await asyncio.wait_for(gateway.healed(), GUARD_S)  # every reconnection hook has run
         info = await ops.js.stream_info("RAG_AUDIT")
         assert info.state.consumer_count == 0 and turns.catch_ups == 0
         await turns.stop()

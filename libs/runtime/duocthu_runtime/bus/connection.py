@@ -130,6 +130,11 @@ class Bus:
         self._healing.add(task)
         task.add_done_callback(self._healing.discard)
 
+    async def healed(self) -> None:
+        """Wait until the work after the reconnections so far (stream declarations, hooks) has run."""
+        if self._healing:
+            await asyncio.wait(set(self._healing))
+
     async def _after_reconnection(self) -> None:
         await asyncio.gather(self._redeclare(), *(self._run_hook(hook) for hook in self._reconnect_hooks))
 
@@ -309,14 +314,20 @@ class Bus:
 
     # ------------------------------------------------------------------ presence
 
+    async def key_value(self, bucket: str, *, ttl_s: float) -> KeyValue:
+        """The KV ``bucket``, created (with the streams' replicas) when missing, e.g. on a restarted server.
+
+        Quick requests: a bucket electing a leader answers nothing, and every caller has a fallback.
+        """
+        js = self.quick_js()
+        try:
+            return await js.key_value(bucket)
+        except BucketNotFoundError:
+            return await js.create_key_value(bucket_config(self.settings, bucket, ttl_s=ttl_s))
+
     async def presence(self) -> KeyValue:
         if self._presence is None:
-            js = self.quick_js()
-            try:
-                self._presence = await js.key_value(PRESENCE_BUCKET)
-            except BucketNotFoundError:
-                self._presence = await js.create_key_value(
-                    bucket_config(self.settings, PRESENCE_BUCKET, ttl_s=PRESENCE_TTL_S))
+            self._presence = await self.key_value(PRESENCE_BUCKET, ttl_s=PRESENCE_TTL_S)
         return self._presence
 
     async def announce(self, stage: str, instance_id: str, ready: bool) -> None:

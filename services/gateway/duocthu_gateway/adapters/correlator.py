@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from faststream.exceptions import FastStreamException
@@ -28,7 +29,6 @@ from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequeste
 from duocthu_gateway.domain.timing import TurnTimings
 from duocthu_gateway.errors import TurnNotPublished
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import utcnow
 from duocthu_runtime.bus.subjects import addressed_subject, origin_token
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.errors import MessageRejected
@@ -52,19 +52,26 @@ CLOCK_MARGIN_S = 5.0
 #: How long the catch-up tries to create its consumer: in a cluster, ``RAG_AUDIT`` may be without a leader for
 #: one election after the kill of the node that led it (no completion is stored meanwhile either).
 CATCH_UP_WINDOW_S = REPUBLISH_WINDOW_S
+#: A failed creation is tried again after this long, or not at all once every waiting turn has ended.
 CATCH_UP_PAUSE_S = 0.25
 #: The server drops a catch-up consumer this long after the gateway stopped listening to it (no delete grant).
 CATCH_UP_IDLE_S = 30.0
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    """A published turn waiting for its completion."""
+
+    answer: asyncio.Future[TurnCompleted]
+    asked_at: datetime  #: the request's ``occurred_at``: where a catch-up starts reading
 
 
 class TurnCorrelator:
     def __init__(self, bus: Bus, origin: str) -> None:
         self.bus = bus
         self.origin = origin
-        self._pending: dict[str, asyncio.Future[TurnCompleted]] = {}
+        self._pending: dict[str, _Waiting] = {}
         self._progress: dict[str, list[asyncio.Queue[TurnProgress]]] = defaultdict(list)
-        #: when each waiting turn was asked (wall clock): where a catch-up starts reading
-        self._asked_at: dict[str, datetime] = {}
         self._subs: list[Subscription] = []
         self._catch_ups: set[asyncio.Task[None]] = set()
         self.catch_ups = 0
@@ -82,22 +89,20 @@ class TurnCorrelator:
         for sub in self._subs:
             await sub.unsubscribe()
         self._subs.clear()
-        for fut in self._pending.values():
-            fut.cancel()
+        for waiting in self._pending.values():
+            waiting.answer.cancel()
 
     async def _on_reconnected(self) -> None:
         """Start a catch-up when turns are waiting (run in the background: the reconnection callback must return)."""
-        if not self._pending:
-            return
-        waiting = {turn_id: fut for turn_id, fut in self._pending.items() if not fut.done()}
+        waiting = [w for w in self._pending.values() if not w.answer.done()]
         if not waiting:
             return
-        since = min(self._asked_at.get(turn_id, utcnow()) for turn_id in waiting) - timedelta(seconds=CLOCK_MARGIN_S)
-        task = asyncio.create_task(self._catch_up(waiting, since))
+        since = min(w.asked_at for w in waiting) - timedelta(seconds=CLOCK_MARGIN_S)
+        task = asyncio.create_task(self._catch_up([w.answer for w in waiting], since))
         self._catch_ups.add(task)
         task.add_done_callback(self._catch_ups.discard)
 
-    async def _catch_up(self, waiting: dict[str, asyncio.Future[TurnCompleted]], since: datetime) -> None:
+    async def _catch_up(self, waiting: list[asyncio.Future[TurnCompleted]], since: datetime) -> None:
         """Read this replica's completions stored from ``since`` until every turn in ``waiting`` has ended."""
         self.catch_ups += 1
         recovered = 0
@@ -120,17 +125,17 @@ class TurnCorrelator:
                                                   name=name, idle_s=CATCH_UP_IDLE_S)
                 break
             except (NatsError, TimeoutError) as exc:
-                if all(fut.done() for fut in waiting.values()):
-                    log.info("completion_catch_up_unneeded", turns=len(waiting), attempts=attempt)
-                    return
                 if time.monotonic() >= give_up:
                     log.warning("completion_catch_up_failed", turns=len(waiting), attempts=attempt,
                                 error=f"{type(exc).__name__}: {exc}")
                     return
-                await asyncio.sleep(CATCH_UP_PAUSE_S)
+                _, still = await asyncio.wait(waiting, timeout=CATCH_UP_PAUSE_S)  # the next attempt, unless
+                if not still:  # every turn ended meanwhile (answered on the core subscription, or timed out)
+                    log.info("completion_catch_up_unneeded", turns=len(waiting), attempts=attempt)
+                    return
         log.info("completion_catch_up", turns=len(waiting), attempts=attempt, since=since.isoformat())
         try:
-            await asyncio.wait(list(waiting.values()))  # each ends answered or at its own deadline (submit)
+            await asyncio.wait(waiting)  # each ends answered or at its own deadline (submit)
         finally:
             with contextlib.suppress(NatsError):
                 await sub.unsubscribe()
@@ -147,10 +152,10 @@ class TurnCorrelator:
             metrics.BUS_REJECTED.labels("gateway", exc.reason).inc()
             log.error("completion_rejected", reason=exc.reason, detail=exc.detail[:300])
             return False
-        fut = self._pending.get(completed.turn_id)
-        if fut is None or fut.done():
+        waiting = self._pending.get(completed.turn_id)
+        if waiting is None or waiting.answer.done():
             return False
-        fut.set_result(completed)
+        waiting.answer.set_result(completed)
         return True
 
     async def _on_progress(self, msg: Msg) -> None:
@@ -177,8 +182,7 @@ class TurnCorrelator:
                      timings: TurnTimings | None = None) -> TurnCompleted | None:
         """Publish ``request`` and wait for its completion; ``None`` when the deadline passes."""
         fut: asyncio.Future[TurnCompleted] = asyncio.get_running_loop().create_future()
-        self._pending[request.turn_id] = fut
-        self._asked_at[request.turn_id] = utcnow()
+        self._pending[request.turn_id] = _Waiting(fut, request.occurred_at)
         began = time.perf_counter()
         try:
             try:
@@ -197,4 +201,3 @@ class TurnCorrelator:
             return completed
         finally:
             self._pending.pop(request.turn_id, None)
-            self._asked_at.pop(request.turn_id, None)

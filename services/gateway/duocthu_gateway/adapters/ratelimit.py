@@ -14,12 +14,11 @@ import time
 
 from faststream.exceptions import FastStreamException
 from nats.errors import Error as NatsError
-from nats.js.errors import BucketNotFoundError, KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
 from duocthu_gateway.ports import RateDecision
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.streams import bucket_config
 from duocthu_runtime.observability.logging import get_logger
 
 log = get_logger(__name__)
@@ -39,13 +38,8 @@ class RateLimiter:
         self._kv = None
 
     async def _bucket(self) -> KeyValue:
-        if self._kv is None:
-            js = self.bus.quick_js()  # a bucket electing a leader answers nothing: fail open after 1 s, not 5 s
-            try:
-                self._kv = await js.key_value(BUCKET)
-            except BucketNotFoundError:
-                self._kv = await js.create_key_value(
-                    bucket_config(self.bus.settings, BUCKET, ttl_s=WINDOW_S * 2))
+        if self._kv is None:  # a bucket electing a leader answers nothing: fail open after 1 s, not 5 s
+            self._kv = await self.bus.key_value(BUCKET, ttl_s=WINDOW_S * 2)
         return self._kv
 
     async def check(self, client: str, now: float | None = None) -> RateDecision:

@@ -189,12 +189,12 @@ class EdgeIndex:
         )
         path = self.root / collection
         space = (model.dimensions, str(model.distance))
-        if collection in self._shards and collection in self._spaces:
+        if (known := self._spaces.get(collection)) is not None:  # only ever set beside an open shard
             # Already created or verified here: compare, never reopen. Reopening closed the shard under a
             # write of a batch applied beside this one ("Shard is not initialized" in a full run).
-            if self._spaces[collection] != space:
-                raise IndexConflict(f"collection {collection} holds {self._spaces[collection][0]}-d "
-                                    f"{self._spaces[collection][1]} vectors, not {model.dimensions}-d {model.distance}")
+            if known != space:
+                raise IndexConflict(f"collection {collection} holds {known[0]}-d {known[1]} vectors, "
+                                    f"not {model.dimensions}-d {model.distance}")
             return
         if await self.exists(collection):
             self._close_shard(collection)
