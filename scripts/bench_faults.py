@@ -25,9 +25,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from duocthu_cli.bench.faults import NATS, Round, kill_under_load, table
-from duocthu_cli.sample_corpus import bootstrap_sample_corpus
-from duocthu_cli.sample_embeddings import seed_embedding_cache
-from duocthu_cli.stack import SERVICES, Backoff, Stack
+from duocthu_cli.stack.sample_corpus import bootstrap_sample_corpus
+from duocthu_cli.stack.sample_embeddings import seed_embedding_cache
+from duocthu_cli.stack.supervisor import SERVICES, Backoff, Stack
 
 TARGETS = ("understanding", "retrieval", "generation", "verifier", "ingest-worker", "gateway", NATS)
 

@@ -37,7 +37,7 @@ from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequest
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_turn
 from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.devstack.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 
 _STAGE = """

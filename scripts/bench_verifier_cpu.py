@@ -31,8 +31,8 @@ from typing import Any
 
 from duocthu_cli.bench.inprocess import InProcessPipeline
 from duocthu_cli.bench.questions import route_a_questions
-from duocthu_cli.sample_corpus import prepare_sample_pdf
-from duocthu_cli.sample_index import build_sample_index
+from duocthu_cli.stack.sample_corpus import prepare_sample_pdf
+from duocthu_cli.stack.sample_index import build_sample_index
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import AnswerDrafted, EvidenceRetrieved, TurnRequested, TurnUnderstood
 from duocthu_runtime.bus.envelope import utcnow

@@ -21,14 +21,14 @@ import typer
 from typer.core import TyperGroup
 
 if TYPE_CHECKING:
-    from duocthu_cli.stack import Stack
+    from duocthu_cli.stack.supervisor import Stack
 
 #: Command groups imported on use: name -> (module, attribute holding its Typer app).
 LAZY_GROUPS: dict[str, tuple[str, str]] = {
     "index": ("duocthu_retrieval", "index_cli"),
     "audit": ("duocthu_cli.audit.cli", "app"),
     "ingest": ("duocthu_ingest", "ingest_cli"),
-    "corpus": ("duocthu_cli.corpus_cli", "app"),
+    "corpus": ("duocthu_cli.stack.corpus_cli", "app"),
     "bench": ("duocthu_cli.bench.cli", "app"),
     "eval": ("duocthu_cli.eval.cli", "app"),
 }
@@ -71,9 +71,9 @@ def up(  # noqa: PLR0917 - typer options
         "owns it and the others wait as warm standbys"))] = 1,
 ) -> None:
     """Start NATS (unless NATS_URL is set) and every service, restart whatever dies; stop all on Ctrl-C/SIGTERM."""
-    from duocthu_cli.corpus_source import parse_corpus_source, prepare_corpus_pdf
-    from duocthu_cli.sample_corpus import SampleCorpusError, bootstrap_sample_corpus
-    from duocthu_cli.stack import SERVICES, Stack, StackError
+    from duocthu_cli.stack.corpus_source import parse_corpus_source, prepare_corpus_pdf
+    from duocthu_cli.stack.sample_corpus import SampleCorpusError, bootstrap_sample_corpus
+    from duocthu_cli.stack.supervisor import SERVICES, Stack, StackError
 
     def log(line: str) -> None:
         typer.echo(f"{time.strftime('%H:%M:%S')} {line}", err=True)
@@ -95,7 +95,7 @@ def up(  # noqa: PLR0917 - typer options
     try:
         bootstrap: Callable[[Stack], None] | None = None
         if sample_corpus:
-            from duocthu_cli.sample_embeddings import seed_embedding_cache
+            from duocthu_cli.stack.sample_embeddings import seed_embedding_cache
 
             # before the ingest worker opens its cache: the sample's shipped vectors are hits, not work
             source = parse_corpus_source(corpus)
@@ -133,7 +133,7 @@ def sample_corpus_command(
     var_dir: Annotated[Path, typer.Option(help="state directory (the PDF goes here)")] = Path("var"),
 ) -> None:
     """Build the sample formulary PDF into the state directory unless it is up to date (`make run` does this)."""
-    from duocthu_cli.sample_corpus import SampleCorpusError, prepare_sample_pdf
+    from duocthu_cli.stack.sample_corpus import SampleCorpusError, prepare_sample_pdf
 
     try:
         sample = prepare_sample_pdf(var_dir, echo=typer.echo)
@@ -161,13 +161,13 @@ def contracts_export(
 ) -> None:
     """Write JSON Schema for every message and the AsyncAPI document into contracts/, and the NATS permission
     table into the deploy configs (deploy/compose/nats.conf, deploy/k8s/base/nats.yaml)."""
-    from duocthu_cli import contracts_export as export
-    from duocthu_cli import nats_config_export
+    from duocthu_cli.export import contracts as export
+    from duocthu_cli.export import nats_config
 
     if check:
-        stale = export.stale_files() + nats_config_export.stale_files()
+        stale = export.stale_files() + nats_config.stale_files()
         for path in stale:
             typer.echo(f"stale: {path}", err=True)
         raise typer.Exit(1 if stale else 0)
-    for path in [*export.write(), *nats_config_export.write()]:
+    for path in [*export.write(), *nats_config.write()]:
         typer.echo(str(path))

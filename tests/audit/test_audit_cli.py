@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from duocthu_cli.stack import Stack
+from duocthu_cli.stack.supervisor import Stack
 from tests.fixtures.stack import StackFactory
 
 pytestmark = pytest.mark.e2e

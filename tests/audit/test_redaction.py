@@ -14,7 +14,7 @@ from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload, Turn
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import derive, new_turn, utcnow
 from duocthu_runtime.bus.versioning import encode
-from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.devstack.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 
 PATIENT = PatientContext(age_years=71, weight_kg=52, pregnant=False, crcl_ml_min=28,

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from duocthu_cli.stack import Stack
+from duocthu_cli.stack.supervisor import Stack
 from duocthu_contracts.answer import AnswerPlan, CheckOutcome, Claim, Draft, Verdict
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.evidence import Route

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from duocthu_cli.sample_embeddings import (
+from duocthu_cli.stack.sample_embeddings import (
     missing_inputs,
     sample_inputs,
     seed_embedding_cache,

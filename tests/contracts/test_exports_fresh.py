@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from duocthu_cli import contracts_export as export
+from duocthu_cli.export import contracts as export
 from duocthu_contracts.messages import ALL_MESSAGES
 
 

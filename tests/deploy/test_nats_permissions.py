@@ -17,21 +17,21 @@ from typing import Any
 import pytest
 import yaml
 
-from duocthu_cli import nats_config_export
+from duocthu_cli.export import nats_config
 from duocthu_runtime.access.server_config import env_reference
 from duocthu_runtime.access.table import IDENTITIES, identity_of_service
-from duocthu_runtime.nats_server import find_binary
+from duocthu_runtime.devstack.nats_server import find_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = [e.service for e in IDENTITIES if e.service]
 
 
 def test_the_generated_authorization_blocks_are_current() -> None:
-    assert nats_config_export.stale_files() == [], "run `duocthu contracts export`"
+    assert nats_config.stale_files() == [], "run `duocthu contracts export`"
 
 
 def _k8s_conf() -> str:
-    for doc in yaml.safe_load_all(nats_config_export.K8S_NATS.read_text(encoding="utf-8")):
+    for doc in yaml.safe_load_all(nats_config.K8S_NATS.read_text(encoding="utf-8")):
         if doc["kind"] == "ConfigMap":
             conf: str = doc["data"]["nats.conf"]
             return conf
@@ -41,7 +41,7 @@ def _k8s_conf() -> str:
 @pytest.mark.parametrize("where", ["compose", "k8s"])
 def test_nats_server_accepts_the_config(where: str, tmp_path: Path) -> None:
     conf = tmp_path / "nats.conf"
-    text = nats_config_export.COMPOSE_CONF.read_text(encoding="utf-8") if where == "compose" else _k8s_conf()
+    text = nats_config.COMPOSE_CONF.read_text(encoding="utf-8") if where == "compose" else _k8s_conf()
     conf.write_text(text, encoding="utf-8")
     env = dict(os.environ, POD_NAME="nats-0", **{env_reference(e.user)[1:]: "secret" for e in IDENTITIES})
     done = subprocess.run([find_binary(), "-t", "-c", str(conf)], env=env, capture_output=True, text=True,
@@ -78,7 +78,7 @@ def test_k8s_deployments_connect_as_their_table_identity(service: str) -> None:
     env = _env(deployment["spec"]["template"]["spec"]["containers"][0])
     user = identity_of_service(service).user
     assert env["NATS_USER"] == user
-    nats = next(d for d in yaml.safe_load_all(nats_config_export.K8S_NATS.read_text(encoding="utf-8"))
+    nats = next(d for d in yaml.safe_load_all(nats_config.K8S_NATS.read_text(encoding="utf-8"))
                 if d["kind"] == "StatefulSet")
     server_env = _env(nats["spec"]["template"]["spec"]["containers"][0])
     assert env["NATS_PASSWORD"] == server_env[env_reference(user)[1:]]  # the same secret key

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from duocthu_cli.stack import Stack
+from duocthu_cli.stack.supervisor import Stack
 from tests.fixtures.corpus import SamplePdf
 from tests.fixtures.index import IndexCorpus, seed_stack
 from tests.fixtures.stack import StackFactory

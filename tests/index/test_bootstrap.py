@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from duocthu_cli.sample_corpus import (
+from duocthu_cli.stack.sample_corpus import (
     SAMPLE_PDF,
     SampleCorpusError,
     SamplePdf,

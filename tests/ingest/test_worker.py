@@ -29,7 +29,7 @@ from duocthu_ingest.application.progress_tally import ProgressTally
 from duocthu_ingest.settings import IngestSettings
 from duocthu_retrieval.settings import RetrievalSettings
 from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.devstack.nats_server import NatsServer
 from duocthu_runtime.service import build_app, build_runtime
 from duocthu_runtime.settings import RuntimeSettings
 from tests.index.harness import running_retrieval

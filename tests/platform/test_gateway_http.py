@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from duocthu_cli.stack import Stack
+from duocthu_cli.stack.supervisor import Stack
 from duocthu_contracts.http import DISCLAIMER
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.settings import RuntimeSettings

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from duocthu_cli.contracts_export import ASYNCAPI_PATH
+from duocthu_cli.export.contracts import ASYNCAPI_PATH
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import IngestJobRequested
 from duocthu_runtime.access.server_config import publish_allow, publish_deny, subscribe_allow

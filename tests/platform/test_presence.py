@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from duocthu_runtime.bus.connection import PRESENCE_BUCKET, Bus
-from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.devstack.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 
 

@@ -13,7 +13,7 @@ import time
 from duocthu_contracts import subjects as s
 from duocthu_gateway.adapters.readiness import BusReadiness
 from duocthu_runtime.bus.connection import PRESENCE_BUCKET, Bus
-from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.devstack.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 
 STAGES = ("understanding", "retrieval")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from duocthu_cli.stack import Backoff
+from duocthu_cli.stack.supervisor import Backoff
 
 
 def test_backoff_grows_caps_and_resets_after_a_stable_run() -> None:

@@ -1,6 +1,6 @@
 """Scale-out proof (issue 21): the pipeline on a 3-node JetStream cluster survives the kill -9 of a node under load.
 
-The stack runs against :class:`~duocthu_runtime.nats_cluster.NatsCluster` on loopback (three ``nats-server``
+The stack runs against :class:`~duocthu_runtime.devstack.nats_cluster.NatsCluster` on loopback (three ``nats-server``
 processes, the embedded authorization block on each) with ``BUS_STREAM_REPLICAS=3``. Client threads ask
 answerable questions before, during and after the SIGKILL of the node that leads ``RAG_AUDIT`` (the stream
 every turn message is stored in). Counted from both ends: every HTTP request is answered with the same
@@ -25,11 +25,11 @@ import pytest
 from nats.errors import Error as NatsError
 from nats.js.api import DeliverPolicy
 
-from duocthu_cli.stack import Stack
+from duocthu_cli.stack.supervisor import Stack
 from duocthu_contracts import subjects as s
-from duocthu_runtime.access.credentials import embedded_authorization
 from duocthu_runtime.bus.connection import PRESENCE_BUCKET, Bus
-from duocthu_runtime.nats_cluster import NatsCluster
+from duocthu_runtime.devstack.credentials import embedded_authorization
+from duocthu_runtime.devstack.nats_cluster import NatsCluster
 from duocthu_runtime.settings import RuntimeSettings
 from tests.fixtures.stack import StackFactory
 from tests.survival.recovery_timeline import ReadyzWatcher, elections, led_by, service_events

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from duocthu_cli.bench.faults import NATS, Round, kill_under_load, table
-from duocthu_cli.stack import Backoff
+from duocthu_cli.stack.supervisor import Backoff
 from tests.fixtures.stack import StackFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.faults]

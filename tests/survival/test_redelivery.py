@@ -16,7 +16,7 @@ from duocthu_runtime.bus.envelope import new_turn
 from duocthu_runtime.bus.stage import Stage, StageContext
 from duocthu_runtime.bus.subjects import addressed_subject
 from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.devstack.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 
 

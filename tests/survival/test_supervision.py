@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from duocthu_cli.stack import Backoff, Stack
+from duocthu_cli.stack.supervisor import Backoff, Stack
 from tests.fixtures.gateway import fresh_rate_window
 from tests.fixtures.stack import StackFactory
 

@@ -14,7 +14,7 @@ from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_turn
 from duocthu_runtime.bus.stage import Stage
 from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.devstack.nats_server import NatsServer
 from duocthu_runtime.settings import RuntimeSettings
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.entrypoints.bus import VerifierHandler

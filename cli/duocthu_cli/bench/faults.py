@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import httpx
 from nats.errors import TimeoutError as NatsTimeoutError
 
-from duocthu_cli.stack import Child, Stack
+from duocthu_cli.stack.supervisor import Child, Stack
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane
 from duocthu_contracts.messages import TurnCompleted, TurnRequested

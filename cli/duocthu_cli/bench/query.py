@@ -21,7 +21,7 @@ from duocthu_cli.bench.load import run_load
 from duocthu_cli.bench.naive import NaiveRag, contains_section, foreign_numbers, share
 from duocthu_cli.bench.questions import BenchQuestion, condition_questions, route_a_questions
 from duocthu_cli.bench.stats import summary_ms
-from duocthu_cli.sample_index import SampleIndex, build_sample_index
+from duocthu_cli.stack.sample_index import SampleIndex, build_sample_index
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnCompleted
 from duocthu_providers.embedding.factory import make_embedder

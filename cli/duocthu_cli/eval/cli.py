@@ -202,7 +202,7 @@ def routing(
     import asyncio
 
     from duocthu_cli.eval.routing import METHODS, evaluate, generated_questions, hand_written
-    from duocthu_cli.sample_index import build_sample_index
+    from duocthu_cli.stack.sample_index import build_sample_index
     from duocthu_corpus.monograph import load_all
     from duocthu_corpus.typeset.book import build_sample
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu_cli.sample_index import SampleIndex
+from duocthu_cli.stack.sample_index import SampleIndex
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.sections import SectionKey
 from duocthu_retrieval import ScoredChunk

@@ -1,8 +1,8 @@
-"""Who may do what on NATS: the one permission table, its nats-server rendering, generated credentials.
+"""Who may do what on NATS: the one permission table and its nats-server rendering.
 
-:mod:`.table` is the table (pure data, derived from the contract classes),
+:mod:`.table` is the table (pure data, derived from the contract classes), and
 :mod:`.server_config` renders it as a nats-server ``authorization`` block (a
-pure function; the embedded server, compose and k8s all use it), and
-:mod:`.credentials` generates and reads the per-identity passwords that
-``duocthu up`` keeps in the var dir.
+pure function; the embedded server, compose and k8s all use it). The
+per-identity passwords that ``duocthu up`` keeps in the var dir are the
+development stack's (:mod:`duocthu_runtime.devstack.credentials`).
 """

@@ -48,7 +48,7 @@ async def submit(settings: RuntimeSettings, payload: IngestJobRequestedPayload, 
     """Publish one job; its result, and (``wait_release`` and embedded) its release's completion.
 
     Raises ``TimeoutError`` when they do not arrive within ``timeout_s``.  ``settings`` carry the
-    operator identity (:func:`duocthu_runtime.stack_discovery.ops_settings`): a stage may not publish jobs.
+    operator identity (:func:`duocthu_runtime.devstack.stack_discovery.ops_settings`): a stage may not publish jobs.
     """
     bus = Bus(settings, client_name=CLIENT)
     await bus.connect()

@@ -29,12 +29,12 @@ from typing import Any
 
 import httpx
 
-from duocthu_runtime import child_process
-from duocthu_runtime.access.credentials import embedded_authorization
 from duocthu_runtime.access.table import OPS, identity_of_service
-from duocthu_runtime.child_process import die_with_parent
+from duocthu_runtime.devstack import child_process
+from duocthu_runtime.devstack.child_process import die_with_parent
+from duocthu_runtime.devstack.credentials import embedded_authorization
+from duocthu_runtime.devstack.nats_server import NatsServer, free_port
 from duocthu_runtime.errors import NatsServerError
-from duocthu_runtime.nats_server import NatsServer, free_port
 from duocthu_runtime.settings import RuntimeSettings
 
 #: The restart delays: first, growth factor, ceiling; and how long a child must stay up to reset them.

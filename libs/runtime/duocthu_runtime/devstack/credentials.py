@@ -13,7 +13,7 @@ import secrets
 from pathlib import Path
 
 from duocthu_runtime.access.table import IDENTITIES
-from duocthu_runtime.private_files import write_private
+from duocthu_runtime.devstack.private_files import write_private
 
 CREDENTIALS_FILE = "credentials.json"
 

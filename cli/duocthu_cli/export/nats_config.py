@@ -17,7 +17,7 @@ import yaml
 
 from duocthu_runtime.access.server_config import authorization_block, env_reference
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 COMPOSE_CONF = ROOT / "deploy" / "compose" / "nats.conf"
 K8S_NATS = ROOT / "deploy" / "k8s" / "base" / "nats.yaml"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from duocthu_cli.sample_corpus import (
+from duocthu_cli.stack.sample_corpus import (
     Echo,
     SampleCorpusError,
     SamplePdf,

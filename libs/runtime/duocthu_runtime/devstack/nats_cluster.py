@@ -3,7 +3,7 @@
 The deployment runs NATS as a 3-node JetStream cluster with every stream
 replicated three times (``deploy/k8s/base/nats.yaml``, ``BUS_STREAM_REPLICAS=3``).
 This runs the same shape on one machine so a test can kill a node under load:
-each node is a :class:`~duocthu_runtime.nats_server.NatsServer` (same config,
+each node is a :class:`~duocthu_runtime.devstack.nats_server.NatsServer` (same config,
 same ``authorization`` block) with its own store, a server name, and a
 ``cluster`` block routing to the other nodes.  Clients get every node's URL
 (:attr:`NatsCluster.url`, comma separated, as ``NATS_URL`` takes it) and fail
@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 
+from duocthu_runtime.devstack.nats_server import NatsServer, free_port
 from duocthu_runtime.errors import NatsServerError
-from duocthu_runtime.nats_server import NatsServer, free_port
 
 
 @dataclass
@@ -31,7 +31,7 @@ class NatsCluster:
     root: Path
     size: int = 3
     name: str = "duocthu"
-    #: the same ``authorization`` block on every node (:func:`~duocthu_runtime.access.credentials.embedded_authorization`)
+    #: the same ``authorization`` block on every node (:func:`~duocthu_runtime.devstack.credentials.embedded_authorization`)
     authorization: str = ""
     nodes: list[NatsServer] = field(default_factory=list)
     _route_ports: list[int] = field(default_factory=list)

@@ -19,9 +19,9 @@ import socket
 from pathlib import Path
 from urllib.parse import urlparse
 
-from duocthu_runtime.access.credentials import load_credentials
 from duocthu_runtime.access.table import OPS
-from duocthu_runtime.nats_server import discover_running
+from duocthu_runtime.devstack.credentials import load_credentials
+from duocthu_runtime.devstack.nats_server import discover_running
 from duocthu_runtime.settings import RuntimeSettings
 
 #: What an operator reads when no stack was found.

@@ -73,8 +73,8 @@ def sample_embeddings(
     check: Annotated[bool, typer.Option("--check", help="only report whether the shipped vectors cover the sample")] = False,
 ) -> None:
     """Write the sample's document vectors shipped with the command (what a first `make run` would embed)."""
-    from duocthu_cli import sample_embeddings as shipped
-    from duocthu_cli.sample_corpus import prepare_sample_pdf
+    from duocthu_cli.stack import sample_embeddings as shipped
+    from duocthu_cli.stack.sample_corpus import prepare_sample_pdf
 
     sample = prepare_sample_pdf(var_dir, echo=typer.echo)
     inputs = shipped.sample_inputs(sample.path, sample.transcriptions)

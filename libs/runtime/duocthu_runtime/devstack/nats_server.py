@@ -17,10 +17,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from duocthu_runtime import child_process
-from duocthu_runtime.child_process import die_with_parent
+from duocthu_runtime.devstack import child_process
+from duocthu_runtime.devstack.child_process import die_with_parent
+from duocthu_runtime.devstack.private_files import write_private
 from duocthu_runtime.errors import NatsServerError
-from duocthu_runtime.private_files import write_private
 
 
 def find_binary() -> str:
