@@ -31,8 +31,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from bench_bus_floor import pull_echo_source  # scripts/ is on the path of a script run from it
-
+from duocthu_cli.bench.bus_floor import pull_echo_source
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
 from duocthu_runtime.bus.connection import Bus
 from duocthu_runtime.bus.envelope import new_turn
