@@ -11,11 +11,9 @@ from duocthu_cli.audit.redaction import REDACTED, redact
 from duocthu_contracts import subjects as s
 from duocthu_contracts.frame import DrugRef, LabValue, PatientContext, QueryFrame, TurnType
 from duocthu_contracts.messages import TurnRequested, TurnRequestedPayload, TurnUnderstood, TurnUnderstoodPayload
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import derive, new_turn, utcnow
-from duocthu_runtime.bus.versioning import encode
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, encode, new_turn, utcnow
+from duocthu_runtime.bus.envelope import derive
+from duocthu_runtime.devstack import NatsServer
 
 PATIENT = PatientContext(age_years=71, weight_kg=52, pregnant=False, crcl_ml_min=28,
                          creatinine=LabValue(name="creatinin", value="2,1", unit="mg/dl"),

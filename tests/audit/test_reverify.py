@@ -23,9 +23,8 @@ from duocthu_contracts.messages import (
     TurnUnderstoodPayload,
 )
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import derive, new_turn, utcnow
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, new_turn, utcnow
+from duocthu_runtime.bus.envelope import derive
 from duocthu_verifier.application.verification import subject_of
 from duocthu_verifier.domain.checks import run_deterministic_checks
 from tests.fixtures.stack import StackFactory

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 
 
 def _plain(drawn: str) -> str:

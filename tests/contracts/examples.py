@@ -77,7 +77,8 @@ from duocthu_contracts.messages import (
     TurnUnderstoodPayload,
 )
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.bus.envelope import derive, new_message, new_turn, utcnow
+from duocthu_runtime import new_message, new_turn, utcnow
+from duocthu_runtime.bus.envelope import derive
 
 FRAME = QueryFrame(
     turn_type=TurnType.DRUG_ATTRIBUTE,

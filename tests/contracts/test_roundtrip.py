@@ -8,8 +8,8 @@ import pytest
 
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import ALL_MESSAGES, TurnRequested, TurnUnderstood
-from duocthu_runtime.bus.versioning import SchemaName, decode, encode
-from duocthu_runtime.errors import MessageRejected
+from duocthu_runtime import MessageRejected, decode, encode
+from duocthu_runtime.bus.versioning import SchemaName
 from tests.contracts.examples import examples
 
 EXAMPLES = examples()

@@ -11,7 +11,8 @@ import pytest
 
 from duocthu_contracts.envelope import Lane, Message
 from duocthu_contracts.messages import ALL_MESSAGES, TurnCompleted, TurnProgress, TurnRequested
-from duocthu_runtime.bus.subjects import addressed_subject, subject_for, subject_for_type
+from duocthu_runtime import addressed_subject, subject_for_type
+from duocthu_runtime.bus.subjects import subject_for
 from tests.contracts.examples import examples
 
 WIRE = {

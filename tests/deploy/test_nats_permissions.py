@@ -18,9 +18,8 @@ import pytest
 import yaml
 
 from duocthu_cli.export import nats_config
-from duocthu_runtime.access.server_config import env_reference
-from duocthu_runtime.access.table import IDENTITIES, identity_of_service
-from duocthu_runtime.devstack.nats_server import find_binary
+from duocthu_runtime.access import IDENTITIES, env_reference, identity_of_service
+from duocthu_runtime.devstack import find_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = [e.service for e in IDENTITIES if e.service]

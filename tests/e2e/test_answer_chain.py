@@ -16,10 +16,7 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.frame import DrugRef, QueryFrame, TurnType
 from duocthu_contracts.messages import TurnCompleted, TurnUnderstood, TurnUnderstoodPayload
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_turn
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, decode, new_turn
 from tests.fixtures.stack import StackFactory
 
 pytestmark = pytest.mark.e2e

@@ -8,9 +8,8 @@ import httpx
 import pytest
 
 from duocthu_gateway.adapters.ratelimit import RateLimiter
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings
+from duocthu_runtime.devstack import NatsServer
 from tests.fixtures.gateway import fresh_rate_window
 from tests.fixtures.stack import StackFactory
 

@@ -25,12 +25,10 @@ import pytest
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnRequested, TurnRequestedPayload
 from duocthu_gateway.adapters.correlator import TurnCorrelator
-from duocthu_runtime.access.table import OPS
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import derive, new_turn, utcnow
-from duocthu_runtime.devstack.credentials import embedded_authorization
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, new_turn, utcnow
+from duocthu_runtime.access import OPS
+from duocthu_runtime.bus.envelope import derive
+from duocthu_runtime.devstack import NatsServer, embedded_authorization
 
 GUARD_S = 30.0
 ORIGIN = "gw-catchup-test"

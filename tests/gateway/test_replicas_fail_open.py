@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from duocthu_runtime.devstack.nats_server import free_port
+from duocthu_runtime.devstack import free_port
 from tests.fixtures.gateway import fresh_rate_window, metric_value
 from tests.fixtures.stack import StackFactory
 

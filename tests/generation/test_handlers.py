@@ -26,8 +26,7 @@ from duocthu_generation.domain.prompts import FENCE_CLOSE, FENCE_OPEN
 from duocthu_generation.entrypoints.bus import GenerationHandler
 from duocthu_generation.main import build_handler
 from duocthu_providers.errors import LLMError, ProviderUnavailable
-from duocthu_runtime.bus.envelope import new_turn, utcnow
-from duocthu_runtime.bus.stage import StageContext
+from duocthu_runtime import StageContext, new_turn, utcnow
 from duocthu_verifier.entrypoints.bus import VerifierHandler
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 

@@ -22,7 +22,7 @@ from duocthu_gateway.domain.responses import citation
 from duocthu_generation.application.drafting import Drafted, Drafting, Ended, ExtractiveWriter
 from duocthu_providers import TurnBudget
 from duocthu_retrieval.domain.evidence_policy import decide
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 from duocthu_verifier import subject_of, verify
 from tests.fixtures.index import chunk_records
 from tests.fixtures.verifier import make_evidence, sample_terms

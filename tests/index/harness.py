@@ -14,10 +14,8 @@ from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import CorpusReleaseCompleted
 from duocthu_retrieval.main import RetrievalReplica, build_spec
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime import Bus, RuntimeSettings, decode
 from duocthu_runtime.service import ServiceRuntime, build_app, build_runtime
-from duocthu_runtime.settings import RuntimeSettings
 
 
 @asynccontextmanager

@@ -15,7 +15,7 @@ from duocthu_cli.stack.sample_corpus import (
     ensure_indexed,
     prepare_sample_pdf,
 )
-from duocthu_runtime.hashing import file_sha256
+from duocthu_runtime import file_sha256
 from tests.fixtures.index import IndexCorpus
 from tests.fixtures.stack import StackFactory
 

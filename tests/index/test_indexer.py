@@ -10,8 +10,8 @@ from duocthu_contracts.corpus import EmbeddedChunk
 from duocthu_contracts.messages import CorpusBatchEmbedded
 from duocthu_retrieval.adapters.edge_index import EdgeIndex
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.devstack.nats_server import NatsServer
+from duocthu_runtime import new_message
+from duocthu_runtime.devstack import NatsServer
 from tests.fixtures.index import IndexCorpus, Shuffle, records_sha256
 from tests.index.harness import running_retrieval, watching
 

@@ -16,7 +16,7 @@ from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_retrieval.errors import IndexUnavailable
 from duocthu_retrieval.main import index_cli, open_index
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.devstack.nats_server import NatsServer
+from duocthu_runtime.devstack import NatsServer
 from tests.fixtures.index import IndexCorpus
 from tests.index.harness import running_retrieval, watching
 

@@ -7,8 +7,8 @@ import asyncio
 
 from duocthu_retrieval.main import RetrievalReplica
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.devstack.nats_server import NatsServer
+from duocthu_runtime import Bus
+from duocthu_runtime.devstack import NatsServer
 from tests.index.harness import running_retrieval
 
 

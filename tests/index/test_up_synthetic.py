@@ -15,7 +15,7 @@ import pytest
 from duocthu_cli.stack.corpus_source import CorpusSource, parse_corpus_source
 from duocthu_cli.stack.sample_corpus import SampleCorpusError
 from duocthu_contracts.http import RagQueryResponse
-from duocthu_runtime.devstack.nats_server import free_port
+from duocthu_runtime.devstack import free_port
 from tests.fixtures.stack import TEST_ENV
 
 pytestmark = pytest.mark.e2e

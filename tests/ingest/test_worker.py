@@ -28,10 +28,9 @@ from duocthu_ingest import build_spec, build_worker, page_count, part_jobs, subm
 from duocthu_ingest.application.progress_tally import ProgressTally
 from duocthu_ingest.settings import IngestSettings
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.devstack.nats_server import NatsServer
+from duocthu_runtime import RuntimeSettings, decode
+from duocthu_runtime.devstack import NatsServer
 from duocthu_runtime.service import build_app, build_runtime
-from duocthu_runtime.settings import RuntimeSettings
 from tests.index.harness import running_retrieval
 from tests.ingest.minibook import PUA_CHAR, Book, build_book
 
@@ -81,8 +80,7 @@ async def worker_running(nats: NatsServer, embedder, tmp_path: Path, **overrides
 
 async def publish_job(nats: NatsServer, payload: IngestJobRequestedPayload) -> None:
     from duocthu_contracts.messages import IngestJobRequested
-    from duocthu_runtime.bus.connection import Bus
-    from duocthu_runtime.bus.envelope import new_message
+    from duocthu_runtime import Bus, new_message
 
     bus = Bus(RuntimeSettings(nats_url=nats.url), client_name="test-ingest")
     await bus.connect()

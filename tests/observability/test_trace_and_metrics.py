@@ -10,13 +10,18 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client import REGISTRY, generate_latest
 
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_turn
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.observability.tracing import configure_tracing, current_traceparent, span, trace_id_hex
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import (
+    Bus,
+    RuntimeSettings,
+    Stage,
+    configure_tracing,
+    current_traceparent,
+    decode,
+    new_turn,
+    span,
+    trace_id_hex,
+)
+from duocthu_runtime.devstack import NatsServer
 from duocthu_understanding.main import handler_for
 from tests.fixtures.understanding import sample_catalog
 

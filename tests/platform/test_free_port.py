@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from duocthu_runtime.devstack.nats_server import free_port
+from duocthu_runtime.devstack import free_port
 
 
 def test_ports_are_outside_the_ephemeral_range_distinct_and_bindable() -> None:

@@ -10,8 +10,7 @@ import pytest
 
 from duocthu_cli.stack.supervisor import Stack
 from duocthu_contracts.http import DISCLAIMER
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings
 from tests.fixtures.stack import StackFactory
 
 

@@ -28,13 +28,12 @@ from duocthu_contracts.messages import (
     TurnRequested,
     TurnRequestedPayload,
 )
-from duocthu_runtime.access.table import IDENTITIES, OPS, identity
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_message, new_turn
+from duocthu_runtime import Bus, RuntimeSettings, new_message, new_turn
+from duocthu_runtime.access import IDENTITIES, OPS
+from duocthu_runtime.access.table import identity
 from duocthu_runtime.bus.subjects import durable_name
-from duocthu_runtime.devstack.credentials import embedded_authorization
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings, inbox_prefix_for
+from duocthu_runtime.devstack import NatsServer, embedded_authorization
+from duocthu_runtime.settings import inbox_prefix_for
 
 #: A guard against a hang only: every outcome below is an event (a reply or a violation), never a timeout.
 GUARD_S = 20.0

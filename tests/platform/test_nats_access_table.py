@@ -18,8 +18,9 @@ import pytest
 from duocthu_cli.export.contracts import ASYNCAPI_PATH
 from duocthu_contracts import subjects as s
 from duocthu_contracts.messages import IngestJobRequested
+from duocthu_runtime.access import IDENTITIES, OPS, Identity, identity_of_service
 from duocthu_runtime.access.server_config import publish_allow, publish_deny, subscribe_allow
-from duocthu_runtime.access.table import IDENTITIES, OPS, Identity, identity, identity_of_service
+from duocthu_runtime.access.table import identity
 from duocthu_runtime.bus.subjects import stream_for
 
 

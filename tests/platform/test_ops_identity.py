@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from duocthu_cli.stack.supervisor import SERVICES, Stack
-from duocthu_runtime.access.table import OPS, identity_of_service
-from duocthu_runtime.devstack.credentials import ensure_credentials, load_credentials
-from duocthu_runtime.devstack.stack_discovery import ops_settings
+from duocthu_runtime.access import OPS, identity_of_service
+from duocthu_runtime.devstack import ensure_credentials, load_credentials, ops_settings
 
 
 @pytest.fixture(autouse=True)

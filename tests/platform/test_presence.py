@@ -6,9 +6,9 @@ import asyncio
 import time
 from typing import Any
 
-from duocthu_runtime.bus.connection import PRESENCE_BUCKET, Bus
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings
+from duocthu_runtime.bus.presence import PRESENCE_BUCKET
+from duocthu_runtime.devstack import NatsServer
 
 
 async def _connected(server: NatsServer, name: str) -> Bus:

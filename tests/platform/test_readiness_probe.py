@@ -12,9 +12,9 @@ import time
 
 from duocthu_contracts import subjects as s
 from duocthu_gateway.adapters.readiness import BusReadiness
-from duocthu_runtime.bus.connection import PRESENCE_BUCKET, Bus
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings
+from duocthu_runtime.bus.presence import PRESENCE_BUCKET
+from duocthu_runtime.devstack import NatsServer
 
 STAGES = ("understanding", "retrieval")
 

@@ -12,12 +12,8 @@ from prometheus_client import REGISTRY
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_turn
-from duocthu_runtime.bus.stage import Stage, StageContext
-from duocthu_runtime.bus.versioning import decode, encode
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, Stage, StageContext, decode, encode, new_turn
+from duocthu_runtime.devstack import NatsServer
 
 
 def _rejected(stage: str, reason: str) -> float:
@@ -132,7 +128,7 @@ async def test_expired_turn_is_completed_as_budget_exhausted(fresh_nats: NatsSer
 
 async def test_watch_latest_gives_each_replica_the_last_message_then_new_ones(fresh_nats: NatsServer) -> None:
     from duocthu_contracts.messages import CorpusReleaseCompleted, CorpusReleaseResultPayload
-    from duocthu_runtime.bus.envelope import new_message
+    from duocthu_runtime import new_message
 
     settings = RuntimeSettings(nats_url=fresh_nats.url)
     publisher = Bus(settings, client_name="publisher")

@@ -27,10 +27,9 @@ from nats.js.api import DeliverPolicy
 
 from duocthu_cli.stack.supervisor import Stack
 from duocthu_contracts import subjects as s
-from duocthu_runtime.bus.connection import PRESENCE_BUCKET, Bus
-from duocthu_runtime.devstack.credentials import embedded_authorization
-from duocthu_runtime.devstack.nats_cluster import NatsCluster
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings
+from duocthu_runtime.bus.presence import PRESENCE_BUCKET
+from duocthu_runtime.devstack import NatsCluster, embedded_authorization
 from tests.fixtures.stack import StackFactory
 from tests.survival.recovery_timeline import ReadyzWatcher, elections, led_by, service_events
 

@@ -11,13 +11,8 @@ from nats.aio.msg import Msg
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_turn
-from duocthu_runtime.bus.stage import Stage, StageContext
-from duocthu_runtime.bus.subjects import addressed_subject
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, Stage, StageContext, addressed_subject, decode, new_turn
+from duocthu_runtime.devstack import NatsServer
 
 
 async def test_slow_handler_keeps_its_message_and_a_dead_one_is_redelivered_quickly(

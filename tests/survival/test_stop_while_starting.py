@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from duocthu_runtime.devstack.nats_server import free_port
+from duocthu_runtime.devstack import free_port
 from tests.fixtures.stack import TEST_ENV
 
 pytestmark = pytest.mark.e2e

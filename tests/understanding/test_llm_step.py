@@ -10,8 +10,7 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload, TurnUnderstood
 from duocthu_contracts.sections import SectionKey
 from duocthu_providers.errors import ProviderUnavailable
-from duocthu_runtime.bus.envelope import new_turn, utcnow
-from duocthu_runtime.bus.stage import StageContext
+from duocthu_runtime import StageContext, new_turn, utcnow
 from duocthu_understanding.adapters.catalog import LiveCatalog
 from duocthu_understanding.adapters.drug_picker import CLOSE
 from duocthu_understanding.main import build_handler

@@ -14,12 +14,8 @@ from duocthu_contracts.messages import (
     TurnUnderstood,
 )
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_message, new_turn
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, Stage, decode, new_message, new_turn
+from duocthu_runtime.devstack import NatsServer
 from duocthu_understanding.adapters.catalog import LiveCatalog
 from duocthu_understanding.main import build_handler
 from tests.fixtures.bus import listen

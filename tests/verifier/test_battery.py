@@ -15,7 +15,7 @@ from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers.errors import ProviderUnavailable
 from duocthu_providers.llm.port import TurnBudget
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.application.verification import subject_of, verify
 from duocthu_verifier.domain.checks import DraftUnderCheck

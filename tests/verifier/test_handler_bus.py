@@ -10,12 +10,8 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.evidence import Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDrafted, AnswerDraftedPayload, AnswerRejected, TurnCompleted
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_turn
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, Stage, decode, new_turn
+from duocthu_runtime.devstack import NatsServer
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.entrypoints.bus import VerifierHandler
 from tests.fixtures.bus import listen

@@ -24,7 +24,7 @@ from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers import TurnBudget
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 from duocthu_verifier import EntailmentJudge, subject_of, verify
 from tests.fixtures.verifier import make_evidence, sample_terms
 

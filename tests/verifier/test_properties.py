@@ -15,7 +15,7 @@ from duocthu_contracts.evidence import Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers.llm.port import TurnBudget
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 from duocthu_text.vietnamese import fold
 from duocthu_verifier import EntailmentJudge
 from duocthu_verifier.adapters.judge import Judge

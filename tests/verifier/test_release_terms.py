@@ -25,10 +25,8 @@ from duocthu_contracts.messages import (
     CorpusReleaseCompleted,
     CorpusReleaseResultPayload,
 )
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, new_message
+from duocthu_runtime.devstack import NatsServer
 from duocthu_verifier import live_terms, recorded_statistics, run_deterministic_checks, subject_of, term_context
 from tests.fixtures.index import chunk_records, index_monographs
 from tests.fixtures.verifier import make_evidence

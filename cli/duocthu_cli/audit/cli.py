@@ -20,9 +20,8 @@ from duocthu_cli.audit.records import Recorded, read_window
 from duocthu_cli.audit.redaction import redact
 from duocthu_cli.audit.replay import ReplayReport, replay
 from duocthu_contracts import subjects as s
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.devstack.stack_discovery import NO_STACK_HINT, ops_settings, stack_nats_url
+from duocthu_runtime import Bus, utcnow
+from duocthu_runtime.devstack import NO_STACK_HINT, ops_settings, stack_nats_url
 
 app = typer.Typer(no_args_is_help=True, help="Explain, re-verify and shadow-replay turns from the audit stream.")
 

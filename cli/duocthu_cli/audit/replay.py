@@ -23,11 +23,7 @@ from duocthu_cli.audit.records import Recorded, read_window
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane
 from duocthu_contracts.messages import TurnCompleted, TurnRequested
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import derived_id, utcnow
-from duocthu_runtime.bus.subjects import addressed_subject
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.errors import MessageRejected
+from duocthu_runtime import Bus, MessageRejected, addressed_subject, decode, derived_id, utcnow
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from duocthu_contracts.answer import CheckRecord, Verdict
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers.llm.port import TurnBudget
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 from duocthu_verifier import (
     EntailmentJudge,
     recorded_statistics,

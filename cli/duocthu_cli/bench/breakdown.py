@@ -27,7 +27,7 @@ from typing import Any
 
 from duocthu_cli.bench.stats import percentile
 from duocthu_contracts.envelope import Message
-from duocthu_runtime.bus.versioning import decode, encode
+from duocthu_runtime import decode, encode
 
 #: The gateway's own phases, in the order a request passes them (domain/timing.py in the gateway).
 GATEWAY_PHASES = ("ratelimit", "owner", "state", "puback", "completion", "render", "record", "total")

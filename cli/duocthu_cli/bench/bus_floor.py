@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 import nats
 
-from duocthu_runtime.devstack.nats_server import NatsServer, free_port
+from duocthu_runtime.devstack import NatsServer, free_port
 
 _CORE_ECHO = """
 import asyncio, sys, nats

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from duocthu_cli.bench.stats import summary_ms
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 
 app = typer.Typer(no_args_is_help=True, help="Benchmarks (medians over repeated runs; results as JSON).")
 

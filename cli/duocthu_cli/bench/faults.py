@@ -55,8 +55,7 @@ from duocthu_cli.stack.supervisor import Child, Stack
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane
 from duocthu_contracts.messages import TurnCompleted, TurnRequested
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.versioning import decode
+from duocthu_runtime import Bus, decode
 
 #: Answerable questions over the sample monographs (a real turn through every stage).
 QUESTIONS = (

@@ -33,19 +33,19 @@ from pathlib import Path
 
 from duocthu_cli.bench.bus_floor import pull_echo_source
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_turn
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, RuntimeSettings, decode, new_turn
+from duocthu_runtime.devstack import NatsServer
 
 _STAGE = """
 import asyncio, cProfile, signal, sys
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import TurnRequested
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.settings import RuntimeSettings
+try:
+    from duocthu_runtime import Bus, RuntimeSettings, Stage
+except ImportError:  # --before: a checkout from before the runtime's face
+    from duocthu_runtime.bus.connection import Bus
+    from duocthu_runtime.bus.stage import Stage
+    from duocthu_runtime.settings import RuntimeSettings
 
 async def handler(message, ctx):
     return [ctx.complete(Decision.ABSTAIN, Reason.STAGE_NOT_IMPLEMENTED)]
@@ -73,8 +73,7 @@ _RAW = pull_echo_source(
     prelude="""
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload
-from duocthu_runtime.bus.envelope import new_turn
-from duocthu_runtime.bus.versioning import encode
+from duocthu_runtime import encode, new_turn
 BODY = encode(new_turn(TurnCompleted, TurnCompletedPayload(query="q", decision=Decision.ABSTAIN,
               reason=Reason.STAGE_NOT_IMPLEMENTED, completed_by="hop"), origin="hopbench", deadline_s=30, llm_calls=8))
 """,

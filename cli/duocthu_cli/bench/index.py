@@ -32,7 +32,7 @@ from duocthu_contracts.corpus import ChunkRecord, EmbeddedChunk, EmbeddingModel
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusBatchEmbeddedPayload
 from duocthu_contracts.sections import SECTION_HEADINGS, SECTION_ORDER, SectionKey
 from duocthu_retrieval import Indexer, RetrievalSettings, SearchFilter, open_index
-from duocthu_runtime.bus.envelope import new_message
+from duocthu_runtime import new_message
 from duocthu_text.sparse import SparseEncoder
 
 SYLLABLES = ["thuốc", "liều", "dùng", "người", "lớn", "trẻ", "em", "mỗi", "ngày", "uống", "tiêm", "tĩnh", "mạch", "suy", "thận", "suy", "gan", "tăng", "huyết", "áp", "đái", "tháo", "đường", "nhiễm", "khuẩn", "viêm", "phổi", "hen", "phế", "quản", "động", "kinh", "gút", "cấp", "đau", "đầu", "sốt", "buồn", "nôn", "tiêu", "chảy", "phát", "ban", "chóng", "mặt", "thận", "trọng", "chống", "chỉ", "định", "tương", "tác", "giảm", "tác", "dụng", "nồng", "độ", "huyết", "tương", "chuyển", "hóa", "thải", "trừ", "nửa", "đời", "theo", "dõi", "chức", "năng", "điều", "chỉnh", "khoảng", "cách", "bệnh", "nhân", "phụ", "nữ", "mang", "thai", "cho", "con", "bú", "quá", "liều", "xử", "trí", "ngừng", "thuốc"]

@@ -22,8 +22,7 @@ from duocthu_contracts.messages import (
 )
 from duocthu_generation import build_handler as generation_handler
 from duocthu_retrieval import Retriever, turn_handler
-from duocthu_runtime.bus.envelope import new_turn, utcnow
-from duocthu_runtime.bus.stage import StageContext
+from duocthu_runtime import StageContext, new_turn, utcnow
 from duocthu_understanding import handler_for
 from duocthu_verifier import build_handler as verifier_handler
 

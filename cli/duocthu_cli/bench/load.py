@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from duocthu_cli.bench.stats import parse_server_timing, summary_ms
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 
 
 @dataclass

@@ -26,7 +26,7 @@ from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnCompleted
 from duocthu_providers.embedding.factory import make_embedder
 from duocthu_retrieval import RetrievalSettings
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 
 
 def _section_texts(truth_path: Path) -> dict[tuple[str, str], str]:

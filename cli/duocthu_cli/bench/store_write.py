@@ -18,7 +18,7 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.http import RagQueryResponse
 from duocthu_gateway.adapters.store import Store, database_url
 from duocthu_gateway.domain.conversation import turn_record
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 
 
 async def _one_run(url: str, writes: int) -> float:

@@ -35,8 +35,7 @@ from duocthu_cli.stack.sample_corpus import prepare_sample_pdf
 from duocthu_cli.stack.sample_index import build_sample_index
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import AnswerDrafted, EvidenceRetrieved, TurnRequested, TurnUnderstood
-from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.bus.stage import StageContext
+from duocthu_runtime import StageContext, utcnow
 from duocthu_verifier import build_handler as verifier_handler
 from duocthu_verifier import build_statistics, live_terms
 

@@ -12,7 +12,7 @@ import httpx
 
 from duocthu_cli.eval.cases import Case
 from duocthu_cli.eval.checker import check_response
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 
 
 @dataclass

@@ -11,7 +11,7 @@ import typer
 
 from duocthu_cli.eval.answers import run_battery, summarize
 from duocthu_cli.eval.cases import focus_cases_path, load_cases
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 
 T = TypeVar("T")
 

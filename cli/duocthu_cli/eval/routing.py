@@ -19,7 +19,7 @@ from duocthu_cli.stack.sample_index import SampleIndex
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.sections import SectionKey
 from duocthu_retrieval import ScoredChunk
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 from duocthu_text.vietnamese import fold
 from duocthu_understanding import DrugMatcher, understand
 

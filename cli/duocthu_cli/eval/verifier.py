@@ -39,8 +39,7 @@ from duocthu_contracts.frame import QueryFrame, TurnType
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers import TurnBudget
 from duocthu_providers.llm.openai_compat import OpenAICompatibleProvider
-from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress, utcnow
 from duocthu_verifier import EntailmentJudge, judge_over, subject_of, term_context, verify
 
 PARAPHRASES = Path(__file__).parent / "data" / "verifier_paraphrases.yaml"

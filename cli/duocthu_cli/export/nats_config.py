@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from duocthu_runtime.access.server_config import authorization_block, env_reference
+from duocthu_runtime.access import authorization_block, env_reference
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE_CONF = ROOT / "deploy" / "compose" / "nats.conf"

@@ -50,7 +50,7 @@ def synth(
     from duocthu_corpus.typeset.book import build_book, write_companions
     from duocthu_corpus.typeset.synth import synthetic_monographs
     from duocthu_corpus.typeset.writer import PUA_CHAR
-    from duocthu_runtime.progress import JobProgress
+    from duocthu_runtime import JobProgress
 
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)

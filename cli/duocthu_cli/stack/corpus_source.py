@@ -18,7 +18,7 @@ from duocthu_cli.stack.sample_corpus import (
     prepare_sample_pdf,
     transcriptions_next_to,
 )
-from duocthu_runtime.hashing import file_sha256
+from duocthu_runtime import file_sha256
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,8 @@ import duocthu_corpus
 from duocthu_contracts.messages import IngestJobRequestedPayload
 from duocthu_ingest import submit
 from duocthu_retrieval import OperationFailed, replicas, wait_for_status
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.devstack.stack_discovery import ops_settings
-from duocthu_runtime.hashing import file_sha256
-from duocthu_runtime.progress import JobProgress
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, JobProgress, RuntimeSettings, file_sha256
+from duocthu_runtime.devstack import ops_settings
 
 SAMPLE_PDF = "sample-formulary.pdf"
 

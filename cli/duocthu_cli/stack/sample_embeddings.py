@@ -26,7 +26,7 @@ from duocthu_providers.embedding.factory import embedding_settings, make_provide
 from duocthu_providers.embedding.inputs import document_input
 from duocthu_providers.embedding.port import Embedder
 from duocthu_providers.embedding.settings import EmbeddingSettings
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import JobProgress
 
 #: The shipped records (one cache line each, sorted by key; gzip without a timestamp, so rebuilds are identical).
 SHIPPED = Path(__file__).resolve().parent / "data" / "sample-embeddings.jsonl.gz"

@@ -29,13 +29,9 @@ from typing import Any
 
 import httpx
 
-from duocthu_runtime.access.table import OPS, identity_of_service
-from duocthu_runtime.devstack import child_process
-from duocthu_runtime.devstack.child_process import die_with_parent
-from duocthu_runtime.devstack.credentials import embedded_authorization
-from duocthu_runtime.devstack.nats_server import NatsServer, free_port
-from duocthu_runtime.errors import NatsServerError
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import NatsServerError, RuntimeSettings
+from duocthu_runtime.access import OPS, identity_of_service
+from duocthu_runtime.devstack import NatsServer, die_with_parent, embedded_authorization, free_port, stop_child
 
 #: The restart delays: first, growth factor, ceiling; and how long a child must stay up to reset them.
 BACKOFF_FIRST_S = 0.5
@@ -121,7 +117,7 @@ class Child:
         return self.process is not None and self.process.poll() is None
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        child_process.stop(self.process, timeout_s)
+        stop_child(self.process, timeout_s)
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -22,7 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from duocthu_runtime.bus.connection import PRESENCE_TTL_S, Bus
+from duocthu_runtime.bus.bus import Bus
+from duocthu_runtime.bus.presence import PRESENCE_TTL_S
 from duocthu_runtime.bus.stage import Stage
 from duocthu_runtime.observability.logging import configure_logging, get_logger
 from duocthu_runtime.observability.tracing import configure_tracing

@@ -32,9 +32,7 @@ from duocthu_gateway.entrypoints.errors import install_error_handlers, publish_e
 from duocthu_gateway.entrypoints.limits import BodyLimits
 from duocthu_gateway.errors import StoreUnavailable
 from duocthu_gateway.settings import TURN_STAGES, GatewaySettings
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.observability.logging import configure_logging, get_logger
-from duocthu_runtime.observability.tracing import configure_tracing
+from duocthu_runtime import Bus, configure_logging, configure_tracing, get_logger
 
 log = get_logger(__name__)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import RuntimeSettings
 
 #: The stages a question passes through: one of them without a live replica refuses a turn at once.
 TURN_STAGES = ("understanding", "retrieval", "generation", "verifier")

@@ -8,9 +8,7 @@ from duocthu_generation.application.drafting import Drafting, ExtractiveWriter
 from duocthu_generation.entrypoints.bus import GenerationHandler
 from duocthu_generation.ports import Writer
 from duocthu_providers import chat_settings, make_chat_provider
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.service import ServiceSpec, run_service
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import RuntimeSettings, ServiceSpec, Stage, run_service
 
 NAME = "generation"
 

@@ -20,8 +20,7 @@ from duocthu_ingest.entrypoints.bus import make_handler
 from duocthu_ingest.entrypoints.cli import IngestTools, ingest_commands
 from duocthu_ingest.settings import IngestSettings
 from duocthu_providers import Embedder, make_embedder, make_sparse_encoder
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.service import ServiceSpec, run_service
+from duocthu_runtime import ServiceSpec, Stage, run_service
 
 NAME = "ingest-worker"
 

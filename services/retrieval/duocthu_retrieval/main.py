@@ -26,10 +26,7 @@ from duocthu_retrieval.entrypoints.cli import index_commands
 from duocthu_retrieval.errors import IndexUnavailable
 from duocthu_retrieval.ports import Replicas, VectorIndex
 from duocthu_retrieval.settings import IndexSettings, RetrievalSettings
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.observability.logging import get_logger
-from duocthu_runtime.service import ServiceSpec, run_service
+from duocthu_runtime import Bus, ServiceSpec, Stage, get_logger, run_service
 from duocthu_text import SparseEncoder
 
 NAME = "retrieval"

@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import Field
 
 from duocthu_providers.embedding.settings import EmbeddingSettings
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import RuntimeSettings
 
 
 class IndexSettings(EmbeddingSettings):

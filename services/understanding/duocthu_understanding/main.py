@@ -5,9 +5,7 @@ from __future__ import annotations
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.messages import TurnRequested
 from duocthu_providers import ChatProvider, make_chat_provider
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.service import ServiceSpec, run_service
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import RuntimeSettings, ServiceSpec, Stage, run_service
 from duocthu_understanding.adapters.catalog import LiveCatalog
 from duocthu_understanding.adapters.drug_picker import LlmDrugPicker
 from duocthu_understanding.application.understanding import Understanding

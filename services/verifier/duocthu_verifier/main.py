@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from duocthu_contracts.messages import AnswerDrafted
 from duocthu_providers import ChatProvider, make_chat_provider
-from duocthu_runtime.bus.stage import Stage
-from duocthu_runtime.service import ServiceSpec, run_service
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import RuntimeSettings, ServiceSpec, Stage, run_service
 from duocthu_verifier.adapters.everyday_words import BACKGROUND, general_zipf
 from duocthu_verifier.adapters.judge import Judge
 from duocthu_verifier.adapters.release_terms import LiveTermStatistics

@@ -34,7 +34,7 @@ import numpy as np
 from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_providers.embedding import metrics
 from duocthu_providers.embedding.port import Embedder
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger
 
 log = get_logger(__name__)
 

@@ -23,7 +23,7 @@ from duocthu_contracts.corpus import EmbeddingModel
 from duocthu_providers.embedding import metrics
 from duocthu_providers.embedding.windowing import combine, plan_windows
 from duocthu_providers.errors import EmbeddingError, InputTooLong
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger
 
 log = get_logger(__name__)
 

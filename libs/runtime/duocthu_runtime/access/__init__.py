@@ -6,3 +6,8 @@ pure function; the embedded server, compose and k8s all use it). The
 per-identity passwords that ``duocthu up`` keeps in the var dir are the
 development stack's (:mod:`duocthu_runtime.devstack.credentials`).
 """
+
+from duocthu_runtime.access.server_config import authorization_block, env_reference
+from duocthu_runtime.access.table import IDENTITIES, OPS, Identity, identity_of_service
+
+__all__ = ["IDENTITIES", "OPS", "Identity", "authorization_block", "env_reference", "identity_of_service"]

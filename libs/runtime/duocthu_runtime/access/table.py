@@ -42,7 +42,7 @@ from duocthu_contracts.rpc import (
     SectionListRequest,
     SectionTextRequest,
 )
-from duocthu_runtime.bus.connection import PRESENCE_BUCKET
+from duocthu_runtime.bus.presence import PRESENCE_BUCKET
 from duocthu_runtime.bus.subjects import durable_name, lane_subject, stream_for, subject_for_type
 from duocthu_runtime.settings import inbox_prefix_for
 

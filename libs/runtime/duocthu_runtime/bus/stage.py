@@ -43,7 +43,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Lane, Message, TurnMessage
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
-from duocthu_runtime.bus.connection import Bus
+from duocthu_runtime.bus.bus import Bus
 from duocthu_runtime.bus.envelope import derive, utcnow
 from duocthu_runtime.bus.subjects import durable_name, stream_for, subject_for_type
 from duocthu_runtime.bus.versioning import decode

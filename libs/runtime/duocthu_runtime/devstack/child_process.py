@@ -16,7 +16,7 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child between f
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def stop(process: subprocess.Popen[bytes] | None, timeout_s: float = 10.0) -> None:
+def stop_child(process: subprocess.Popen[bytes] | None, timeout_s: float = 10.0) -> None:
     """SIGTERM a child and wait for it; SIGKILL it if it has not exited within ``timeout_s``."""
     if process is None or process.poll() is not None:
         return

@@ -17,8 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from duocthu_runtime.devstack import child_process
-from duocthu_runtime.devstack.child_process import die_with_parent
+from duocthu_runtime.devstack.child_process import die_with_parent, stop_child
 from duocthu_runtime.devstack.private_files import write_private
 from duocthu_runtime.errors import NatsServerError
 
@@ -183,7 +182,7 @@ class NatsServer:
         raise NatsServerError(f"nats-server did not become ready on port {self.port} within {timeout_s}s")
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        child_process.stop(self._process, timeout_s)
+        stop_child(self._process, timeout_s)
         self._process = None
 
     def __enter__(self) -> NatsServer:

@@ -28,12 +28,7 @@ from nats.errors import Error as NatsError
 from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
 from duocthu_gateway.domain.timing import TurnTimings
 from duocthu_gateway.errors import TurnNotPublished
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.subjects import addressed_subject, origin_token
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.errors import MessageRejected
-from duocthu_runtime.observability import metrics
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import BUS_REJECTED, Bus, MessageRejected, addressed_subject, decode, get_logger, origin_token
 
 log = get_logger(__name__)
 
@@ -149,7 +144,7 @@ class TurnCorrelator:
         try:
             completed = decode(msg.data, TurnCompleted)
         except MessageRejected as exc:
-            metrics.BUS_REJECTED.labels("gateway", exc.reason).inc()
+            BUS_REJECTED.labels("gateway", exc.reason).inc()
             log.error("completion_rejected", reason=exc.reason, detail=exc.detail[:300])
             return False
         waiting = self._pending.get(completed.turn_id)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duocthu_gateway.errors import CropError
-from duocthu_runtime.hashing import file_sha256
+from duocthu_runtime import file_sha256
 
 ZOOM = 2.0
 MARGIN = 6.0

@@ -15,10 +15,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from duocthu_contracts.messages import IngestJobProgress, IngestJobProgressPayload
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.subjects import subject_for_type
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.errors import MessageRejected
+from duocthu_runtime import Bus, MessageRejected, decode, subject_for_type
 
 KEEP = 50  # job parts remembered; the oldest is forgotten first
 

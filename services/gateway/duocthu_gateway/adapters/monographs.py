@@ -23,8 +23,7 @@ from duocthu_contracts.rpc import (
 )
 from duocthu_contracts.sections import SectionKey
 from duocthu_gateway.errors import RetrievalUnavailable
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.errors import NoReply
+from duocthu_runtime import Bus, NoReply
 
 TIMEOUT_S = 5.0
 R = TypeVar("R", bound=BaseModel)

@@ -18,8 +18,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
 from duocthu_gateway.ports import RateDecision
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import Bus, get_logger
 
 log = get_logger(__name__)
 BUCKET = "gateway_rate"

@@ -18,8 +18,7 @@ from nats.js.errors import NotFoundError
 from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Reason
 from duocthu_gateway.ports import Blocker
-from duocthu_runtime.bus.connection import PRESENCE_TTL_S, QUICK_REQUEST_S, Bus
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import PRESENCE_TTL_S, QUICK_REQUEST_S, Bus, get_logger
 
 log = get_logger(__name__)
 

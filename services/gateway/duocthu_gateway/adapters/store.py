@@ -26,7 +26,7 @@ from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.http import RagQueryResponse
 from duocthu_gateway.domain.conversation import ConversationState, StoredTurn, TurnRecord, conversation_state
 from duocthu_gateway.errors import StoreUnavailable
-from duocthu_runtime.errors import translating
+from duocthu_runtime import translating
 
 
 class Base(DeclarativeBase):

@@ -24,9 +24,7 @@ from duocthu_gateway.domain.responses import abstain, render
 from duocthu_gateway.domain.timing import TurnTimings, hop_phases
 from duocthu_gateway.errors import TurnNotPublished
 from duocthu_gateway.ports import Availability, Blocker, TurnExchange
-from duocthu_runtime.bus.envelope import new_turn, utcnow
-from duocthu_runtime.observability.logging import get_logger
-from duocthu_runtime.observability.tracing import current_traceparent, span, trace_id_hex
+from duocthu_runtime import current_traceparent, get_logger, new_turn, span, trace_id_hex, utcnow
 
 log = get_logger(__name__)
 

@@ -27,8 +27,7 @@ from duocthu_gateway.domain.conversation import NO_CONVERSATION, ConversationSta
 from duocthu_gateway.domain.ownership import owns
 from duocthu_gateway.errors import StoreUnavailable
 from duocthu_gateway.ports import TurnStore
-from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger, utcnow
 
 log = get_logger(__name__)
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from duocthu_contracts.messages import IngestJobRequested, IngestJobRequestedPayload
 from duocthu_gateway.entrypoints.deps import GatewayDep
 from duocthu_gateway.entrypoints.errors import documented, error_response
-from duocthu_runtime.bus.envelope import new_message
+from duocthu_runtime import new_message
 
 router = APIRouter()
 

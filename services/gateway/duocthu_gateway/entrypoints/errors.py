@@ -18,8 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from duocthu_contracts.http import ErrorResponse
 from duocthu_gateway.errors import RetrievalUnavailable, StoreUnavailable
-from duocthu_runtime.bus.envelope import new_id
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger, new_id
 
 log = get_logger(__name__)
 

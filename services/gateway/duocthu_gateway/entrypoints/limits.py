@@ -18,7 +18,7 @@ from typing import Any
 
 from duocthu_contracts.http import ErrorResponse
 from duocthu_gateway.entrypoints.errors import CORRELATION_RE
-from duocthu_runtime.bus.envelope import new_id
+from duocthu_runtime import new_id
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -13,7 +13,7 @@ from duocthu_generation.domain.parsing import parse_draft
 from duocthu_generation.domain.prompts import system_prompt, user_message
 from duocthu_generation.domain.writer_input import WriterInput
 from duocthu_providers import ChatMessage, ChatProvider, ChatRequest, TurnBudget
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 
 
 class ModelWriter:

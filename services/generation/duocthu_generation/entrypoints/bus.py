@@ -16,7 +16,7 @@ from duocthu_contracts.messages import (
 )
 from duocthu_generation.application.drafting import Drafted, Drafting
 from duocthu_providers import TurnBudget
-from duocthu_runtime.bus.stage import StageContext
+from duocthu_runtime import StageContext
 
 AnyTurn = EvidenceRetrieved | AnswerRejected
 

@@ -27,7 +27,7 @@ from duocthu_ingest.domain.model import BBox, Drawing, DrawingKind, PageContent,
 from duocthu_ingest.domain.repair import Transcriptions
 from duocthu_ingest.domain.tables import RawCell, Word
 from duocthu_ingest.errors import BadInput
-from duocthu_runtime.hashing import file_sha256
+from duocthu_runtime import file_sha256
 
 BOLD_FLAG = 16
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|,b\b|-b\b", re.IGNORECASE)

@@ -23,12 +23,7 @@ from duocthu_contracts.messages import (
     IngestJobRequestedPayload,
     IngestJobResult,
 )
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.bus.subjects import subject_for_type
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.errors import MessageRejected
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import Bus, MessageRejected, RuntimeSettings, decode, new_message, subject_for_type
 
 CLIENT = "duocthu-ingest-cli"
 M = TypeVar("M", bound=Message)

@@ -15,7 +15,7 @@ from duocthu_contracts.corpus import ChunkRecord, DrugCatalog, EmbeddedChunk, Em
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusBatchEmbeddedPayload
 from duocthu_providers.embedding.inputs import embed_chunks as embed_with_recipe
 from duocthu_providers.embedding.port import Embedder
-from duocthu_runtime.bus.envelope import new_message
+from duocthu_runtime import new_message
 from duocthu_text.sparse import SparseEncoder
 
 _BATCH_NS = uuid.UUID("0b7c54f2-8d57-4f0e-9a53-1f3f8f3a6e21")

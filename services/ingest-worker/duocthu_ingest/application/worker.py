@@ -22,8 +22,7 @@ from duocthu_ingest.domain.config import IngestConfig
 from duocthu_ingest.errors import IngestError
 from duocthu_ingest.ports import PdfSource
 from duocthu_providers import Embedder, space_identity
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger, new_message
 from duocthu_text import SparseEncoder
 
 log = get_logger(__name__)

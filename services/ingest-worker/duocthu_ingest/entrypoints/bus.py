@@ -26,8 +26,7 @@ from duocthu_contracts.messages import (
     IngestJobResult,
 )
 from duocthu_ingest.application.worker import IngestWorker
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.bus.stage import Handler, StageContext
+from duocthu_runtime import Handler, StageContext, new_message
 
 HEARTBEAT_S = 10.0
 PROGRESS_S = 1.0

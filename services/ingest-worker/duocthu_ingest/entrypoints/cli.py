@@ -31,9 +31,8 @@ from duocthu_ingest.application.jobs import part_jobs
 from duocthu_ingest.application.pipeline import IngestRequest, IngestResult, Progress
 from duocthu_ingest.application.progress_tally import ProgressTally
 from duocthu_ingest.errors import IngestError
-from duocthu_runtime.devstack.stack_discovery import NO_STACK_HINT, ops_settings, reachable, stack_nats_url
-from duocthu_runtime.progress import JobProgress
-from duocthu_runtime.settings import RuntimeSettings
+from duocthu_runtime import JobProgress, RuntimeSettings
+from duocthu_runtime.devstack import NO_STACK_HINT, ops_settings, reachable, stack_nats_url
 
 SubmitAll = Callable[[RuntimeSettings, list[IngestJobRequestedPayload], float, bool,
                       Callable[[IngestJobProgressPayload], None] | None],

@@ -21,10 +21,7 @@ from nats.js.errors import NotFoundError
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import CorpusBatchEmbedded, CorpusReleaseCompleted
-from duocthu_runtime.bus.subjects import subject_for_type
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.errors import MessageRejected
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import MessageRejected, decode, get_logger, subject_for_type
 
 log = get_logger(__name__)
 

@@ -73,7 +73,7 @@ from duocthu_retrieval.domain.search import ANY, ScoredChunk, SearchFilter, book
 from duocthu_retrieval.errors import IndexConflict, IndexUnavailable
 from duocthu_retrieval.ports import TextMatch
 from duocthu_retrieval.settings import IndexSettings
-from duocthu_runtime.errors import translating
+from duocthu_runtime import translating
 from duocthu_text.vietnamese import has_diacritics
 
 T = TypeVar("T")

@@ -60,7 +60,7 @@ from duocthu_retrieval.domain.search import ANY, ScoredChunk, SearchFilter, book
 from duocthu_retrieval.errors import IndexConflict, IndexUnavailable
 from duocthu_retrieval.ports import TextMatch
 from duocthu_retrieval.settings import IndexSettings
-from duocthu_runtime.errors import translating
+from duocthu_runtime import translating
 from duocthu_text.vietnamese import has_diacritics
 
 _SIDECAR_NS = uuid.UUID("5d1f2a8e-8f4b-5f7e-b7b1-2c7f0c3a9e41")

@@ -12,8 +12,7 @@ from contextlib import AbstractAsyncContextManager
 
 from duocthu_contracts.messages import CorpusReleaseCompleted
 from duocthu_contracts.rpc import IndexRebuildReply, IndexRebuildRequest, IndexStatusReply, IndexStatusRequest
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.errors import NoReply
+from duocthu_runtime import Bus, NoReply
 
 
 class ReplicaClient:

@@ -37,8 +37,7 @@ from duocthu_retrieval.domain.release import (
 )
 from duocthu_retrieval.errors import IndexConflict, RebuildFailed, ReleaseRejected
 from duocthu_retrieval.ports import CorpusSource, ReleaseStore
-from duocthu_runtime.bus.envelope import new_message
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger, new_message
 
 log = get_logger(__name__)
 

@@ -19,7 +19,7 @@ from duocthu_retrieval.application.indexing import Indexer, new_build_tag
 from duocthu_retrieval.domain.manifest import check_manifest
 from duocthu_retrieval.errors import IndexUnavailable, RebuildFailed
 from duocthu_retrieval.ports import CorpusSource, Publisher, VectorIndex
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger
 
 log = get_logger(__name__)
 

@@ -26,7 +26,7 @@ from duocthu_retrieval.domain.routing import RoutePlan
 from duocthu_retrieval.domain.search import SearchFilter
 from duocthu_retrieval.errors import IndexUnavailable, RerankUnavailable, RetrievalUnavailable
 from duocthu_retrieval.ports import ChunkSearch, Reranker
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger
 from duocthu_text import SparseEncoder, condition_coverage
 
 log = get_logger(__name__)

@@ -35,7 +35,7 @@ from duocthu_retrieval.application.query import Retriever
 from duocthu_retrieval.domain.routing import plan_route
 from duocthu_retrieval.errors import NotRoutable, RetrievalUnavailable
 from duocthu_retrieval.ports import ChunkSearch
-from duocthu_runtime.bus.stage import Handler, StageContext
+from duocthu_runtime import Handler, StageContext
 
 
 def turn_handler(retriever: Callable[[], Retriever]) -> Handler[TurnUnderstood]:

@@ -22,11 +22,8 @@ from duocthu_retrieval.application.maintenance import IndexMaintenance
 from duocthu_retrieval.errors import IndexUnavailable, OperationFailed, RebuildFailed
 from duocthu_retrieval.ports import Replicas
 from duocthu_retrieval.settings import RetrievalSettings
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.devstack.credentials import embedded_authorization
-from duocthu_runtime.devstack.nats_server import NatsServer
-from duocthu_runtime.devstack.stack_discovery import ops_settings, stack_nats_url
-from duocthu_runtime.progress import JobProgress
+from duocthu_runtime import Bus, JobProgress
+from duocthu_runtime.devstack import NatsServer, embedded_authorization, ops_settings, stack_nats_url
 
 T = TypeVar("T")
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_contracts.messages import CorpusReleaseCompleted
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import Bus, get_logger
 from duocthu_understanding.domain.matcher import DrugMatcher
 
 log = get_logger(__name__)

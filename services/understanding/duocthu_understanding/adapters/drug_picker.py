@@ -15,8 +15,7 @@ import json
 from duocthu_contracts.corpus import DrugCatalog
 from duocthu_providers.errors import LLMError
 from duocthu_providers.llm.port import ChatMessage, ChatProvider, ChatRequest, TurnBudget
-from duocthu_runtime.bus.envelope import utcnow
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import get_logger, utcnow
 
 log = get_logger(__name__)
 MAX_SHORTLIST = 80

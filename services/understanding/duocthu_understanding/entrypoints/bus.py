@@ -8,7 +8,7 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import TurnRequested, TurnUnderstood, TurnUnderstoodPayload
 from duocthu_providers import TurnBudget
-from duocthu_runtime.bus.stage import StageContext
+from duocthu_runtime import StageContext
 from duocthu_understanding import metrics
 from duocthu_understanding.application.understanding import Understanding
 

@@ -15,7 +15,7 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.evidence import Evidence
 from duocthu_providers.errors import BudgetExhausted, LLMError, MalformedResponse
 from duocthu_providers.llm.port import ChatMessage, ChatProvider, ChatRequest, TurnBudget
-from duocthu_runtime.bus.envelope import utcnow
+from duocthu_runtime import utcnow
 from duocthu_verifier.domain.judge_prompt import (
     SYSTEM,
     JudgeResult,

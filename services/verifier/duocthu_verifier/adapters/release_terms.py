@@ -26,11 +26,7 @@ from duocthu_contracts.messages import (
     CorpusReleaseCompleted,
     CorpusReleaseResultPayload,
 )
-from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.subjects import subject_for_type
-from duocthu_runtime.bus.versioning import decode
-from duocthu_runtime.errors import MessageRejected
-from duocthu_runtime.observability.logging import get_logger
+from duocthu_runtime import Bus, MessageRejected, decode, get_logger, subject_for_type
 from duocthu_verifier.domain.terms import Background, TermContext, TermCounter, TermStatistics
 
 log = get_logger(__name__)

@@ -8,7 +8,7 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.messages import AnswerDrafted, AnswerRejected, AnswerRejectedPayload
 from duocthu_providers import TurnBudget
-from duocthu_runtime.bus.stage import StageContext
+from duocthu_runtime import StageContext
 from duocthu_verifier import metrics
 from duocthu_verifier.application.verification import subject_of, verify
 from duocthu_verifier.domain.blocks import build_blocks
