@@ -3,7 +3,7 @@ within 10 s, and a turn caught by a stage crash completes within 10 s (issue 21'
 
 One stack shaped as ``duocthu up --replicas 2`` (two processes per stage and two gateways sharing the port; of the
 two retrievals one owns the embedded index and the other waits as its warm standby), supervised; one kill per process in turn (replica 0 of each stage, the ingest
-worker, the gateway, NATS), four clients asking throughout; what each figure counts is in :mod:`duocthu_cli.bench.faults` (``scripts/bench_faults.py``
+worker, the gateway, NATS), four clients asking throughout; what each figure counts is in :mod:`duocthu_cli.bench.faults` (``duocthu bench faults``
 runs the same scenario for longer). A killed gateway cuts its clients' connections: they ask again with the same
 ``X-Correlation-ID`` and must then be answered exactly once (one answer, one history row, no turn completed twice).
 """

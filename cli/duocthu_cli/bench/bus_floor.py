@@ -14,12 +14,11 @@ with no duocthu code in the path, so the target can be checked against the trans
 Each part runs in its own processes on a private ``nats-server`` (never the machine's), ``--repeats`` times
 ``--samples`` round trips; the medians of the per-run medians are printed, then the floor of a route-A turn:
 ``http + 5 * js hop`` (understanding, retrieval, generation, verifier, and the completion to the gateway).
-Run: ``.venv/bin/python scripts/bench_bus_floor.py --repeats 5 --samples 400 --in-process-ms 1.2``.
+Run: ``duocthu bench bus-floor --repeats 5 --samples 400 --in-process-ms 1.2``.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import subprocess
@@ -50,7 +49,7 @@ asyncio.run(main())
 def pull_echo_source(*, stream: str, listen: str, durable: str, reply: str, prelude: str = "",
                      body: str = "msg.data", headers: str = "None") -> str:
     """The source of a bare nats-py JetStream echo: pull one message, publish ``body`` (an expression; ``msg``
-    and the count ``n`` are in scope) to ``reply`` with a PubAck, ack. Also ``scripts/bench_hop.py``'s baseline."""
+    and the count ``n`` are in scope) to ``reply`` with a PubAck, ack. Also ``duocthu bench hop``'s baseline (:mod:`.hop`)."""
     return f"""
 import asyncio, sys, nats
 {prelude}
@@ -146,13 +145,8 @@ def _wait_http(port: int) -> None:
     raise RuntimeError("HTTP echo did not start")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--samples", type=int, default=400)
-    parser.add_argument("--in-process-ms", type=float, default=1.2,
-                        help="the in-process route-A p50 to compare with (duocthu bench query --breakdown)")
-    args = parser.parse_args()
+def run_floor(*, repeats: int, samples: int, in_process_ms: float) -> None:
+    """Measure each part ``repeats`` times over ``samples`` round trips; print the medians and the floor."""
     with tempfile.TemporaryDirectory() as tmp, NatsServer(Path(tmp) / "nats") as server:
         async def setup() -> None:
             nc = await nats.connect(server.url)
@@ -167,10 +161,10 @@ def main() -> None:
             _wait_line(children[1])
             _wait_http(port)
             runs: dict[str, list[float]] = {"core hop": [], "js hop": [], "http": []}
-            for _ in range(args.repeats):
-                runs["core hop"].append(asyncio.run(_core_hop(server.url, args.samples)))
-                runs["js hop"].append(asyncio.run(_js_hop(server.url, args.samples)))
-                runs["http"].append(asyncio.run(_http(port, args.samples)))
+            for _ in range(repeats):
+                runs["core hop"].append(asyncio.run(_core_hop(server.url, samples)))
+                runs["js hop"].append(asyncio.run(_js_hop(server.url, samples)))
+                runs["http"].append(asyncio.run(_http(port, samples)))
         finally:
             for child in children:
                 child.kill()
@@ -179,11 +173,7 @@ def main() -> None:
     for name, values in runs.items():
         print(f"{name:9s} median {medians[name]:.3f} ms   runs: " + " ".join(f"{v:.3f}" for v in values))
     floor = medians["http"] + 5 * medians["js hop"]
-    allowed = 1.5 * args.in_process_ms
-    print(f"route-A floor (http + 5 js hops): {floor:.2f} ms; issue 20 allows 1.5 x {args.in_process_ms} = "
-          f"{allowed:.2f} ms for the whole turn over HTTP (floor / in-process = {floor / args.in_process_ms:.1f}x "
+    allowed = 1.5 * in_process_ms
+    print(f"route-A floor (http + 5 js hops): {floor:.2f} ms; issue 20 allows 1.5 x {in_process_ms} = "
+          f"{allowed:.2f} ms for the whole turn over HTTP (floor / in-process = {floor / in_process_ms:.1f}x "
           f"before any handler runs)")
-
-
-if __name__ == "__main__":
-    main()

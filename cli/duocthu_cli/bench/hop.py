@@ -1,6 +1,6 @@
 """What one bus hop costs above the bare transport: a stage with a no-op handler against a bare echo.
 
-Issue 20's breakdown put five hops of a route-A turn at ~6.9 ms, while ``scripts/bench_bus_floor.py`` puts a bare
+Issue 20's breakdown put five hops of a route-A turn at ~6.9 ms, while ``duocthu bench bus-floor`` puts a bare
 JetStream hop (PubAck, pull, ack) at ~0.3 ms. This script measures the difference with no real handler in the
 way: on a private ``nats-server`` (never the machine's), a driver publishes ``turn.requested`` as the gateway
 does (:meth:`Bus.publish`, PubAck) and waits on a core subscription for the ``turn.completed`` it causes. The
@@ -14,12 +14,11 @@ other end is a separate process, either
 The two round trips differ only in what the consuming process does between the delivery and the ack, so
 ``stage - raw`` is the stage framework's own time per hop. ``--repeats`` runs alternate the two sides; the
 medians of each run's median are printed. ``--profile FILE`` writes a cProfile of the stage process (pstats).
-Run: ``.venv/bin/python scripts/bench_hop.py --repeats 5 --samples 400``.
+Run: ``duocthu bench hop --repeats 5 --samples 400``.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import signal
@@ -113,33 +112,26 @@ async def _round_trips(url: str, samples: int) -> float:
     return statistics.median(took)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--samples", type=int, default=400)
-    parser.add_argument("--profile", default="", help="write a cProfile of the stage process here")
-    parser.add_argument("--before", default="", metavar="PYTHON",
-                        help="also run the stage under this interpreter (another checkout's .venv/bin/python, e.g. "
-                             "/work/main/.venv/bin/python), alternating with this one")
-    args = parser.parse_args()
+def run_hop(*, repeats: int, samples: int, profile: str, before: str) -> None:
+    """Alternate the sides ``repeats`` times over ``samples`` round trips; print each side's median per hop."""
     sides: list[tuple[str, str, str, tuple[str, ...]]] = [
-        ("raw", sys.executable, _RAW, ()), ("stage", sys.executable, _STAGE, (args.profile,))]
-    if args.before:
-        sides.insert(1, ("before", args.before, _STAGE, ("",)))
+        ("raw", sys.executable, _RAW, ()), ("stage", sys.executable, _STAGE, (profile,))]
+    if before:
+        sides.insert(1, ("before", before, _STAGE, ("",)))
     runs: dict[str, list[float]] = {side[0]: [] for side in sides}
     with tempfile.TemporaryDirectory() as tmp, NatsServer(Path(tmp) / "nats") as server:
         asyncio.run(_declare(server.url))
-        for _ in range(args.repeats):
+        for _ in range(repeats):
             for side, python, code, extra in sides:
                 process = _child(python, code, server.url, *extra)
                 try:
-                    runs[side].append(asyncio.run(_round_trips(server.url, args.samples)))
+                    runs[side].append(asyncio.run(_round_trips(server.url, samples)))
                 finally:
                     os.kill(process.pid, signal.SIGTERM)
                     process.wait(timeout=30)
                 asyncio.run(_drop_consumers(server.url))
     raw = statistics.median(runs["raw"])
-    labels = {"raw": "bare consumer", "before": f"stage ({args.before})", "stage": "stage (this checkout)"}
+    labels = {"raw": "bare consumer", "before": f"stage ({before})", "stage": "stage (this checkout)"}
     print("round trip turn.requested -> turn.completed, ms: median of runs (each run's median), runs; "
           "minus the bare consumer = the stage framework's own time on one hop")
     for side, values in runs.items():
@@ -162,7 +154,3 @@ async def _drop_consumers(url: str) -> None:
         if info.name.startswith("hop"):
             await bus.js.delete_consumer("RAG_AUDIT", info.name)
     await bus.stop()
-
-
-if __name__ == "__main__":
-    main()

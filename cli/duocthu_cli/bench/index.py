@@ -1,13 +1,13 @@
 """Index build time and query latency on a full-size (~15,000 chunk) synthetic corpus.
 
-    .venv/bin/python scripts/bench_index.py [--drugs 684] [--queries 100] [--repeats 5] [--qdrant-url URL]
+    duocthu bench index [--drugs 684] [--queries 100] [--repeats 5] [--qdrant-url URL]
 
 The chunks have the real book's shape (684 monographs, ~18 sections each,
 long sections in several parts, schema v4 records) with synthetic Vietnamese
 text; sparse vectors come from the real encoder, dense vectors are random
 unit vectors (384-d): brute-force and HNSW search cost does not depend on
 what the vectors mean, and embedding 15,000 chunks on this CPU would take
-most of an hour (see bench_embeddings.py for that rate).  The build goes
+most of an hour (see ``duocthu bench embeddings`` for that rate).  The build goes
 through the real indexer (batches of 64, ledger, count gate, manifest,
 alias); queries go through the adapter API the retrieval routes use.
 The embedded Qdrant Edge index by default (a fresh temporary directory), or a
@@ -17,8 +17,6 @@ over ``--queries`` queries; the printed p50 and p95 are medians over repeats.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import random
 import statistics
 import tempfile
@@ -100,17 +98,18 @@ async def timed(label: str, runs: int, call: Callable[[int], Awaitable[int]], re
           f"   ({statistics.mean(sizes):.1f} results)")
 
 
-async def run(args: argparse.Namespace) -> None:
+async def run_index(*, drugs: int, queries: int, seed: int, repeats: int, qdrant_url: str | None) -> None:
+    """Build the synthetic index, then time each kind of query; prints the build rate and the latencies."""
     sparse = SparseEncoder()
     model = EmbeddingModel(provider="bench", model_id="random-unit-384", dimensions=384, input_kind="passage",
                            sparse_model=sparse.model_id)
     t0 = time.perf_counter()
-    chunks = synthetic_chunks(args.drugs, args.seed)
-    messages = batches(chunks, model, sparse, args.seed)
-    print(f"synthetic corpus: {args.drugs} monographs, {len(chunks)} chunks, {len(messages)} batches "
+    chunks = synthetic_chunks(drugs, seed)
+    messages = batches(chunks, model, sparse, seed)
+    print(f"synthetic corpus: {drugs} monographs, {len(chunks)} chunks, {len(messages)} batches "
           f"(generated in {time.perf_counter() - t0:.1f} s)")
     with tempfile.TemporaryDirectory() as tmp:
-        settings = RetrievalSettings(var_dir=Path(tmp), qdrant_url=args.qdrant_url,
+        settings = RetrievalSettings(var_dir=Path(tmp), qdrant_url=qdrant_url,
                                      index_collection_prefix="bench")
         index = open_index(settings)
         print(f"qdrant: {index.where}")
@@ -123,10 +122,10 @@ async def run(args: argparse.Namespace) -> None:
         assert [r.payload.status for r in results] == ["live"], results
         print(f"index build (upserts, ledger, count gate, manifest, alias): {build:.1f} s "
               f"= {len(chunks) / build:.0f} chunks/s")
-        rng = random.Random(args.seed + 1)
+        rng = random.Random(seed + 1)
         drug_sections = sorted({(c.drug_id, c.section_key) for c in chunks})
         chi_dinh = SearchFilter(section_keys=(SectionKey.CHI_DINH,))
-        vectors = np.random.default_rng(args.seed + 2).standard_normal((args.queries + 1, 384)).astype(np.float32)
+        vectors = np.random.default_rng(seed + 2).standard_normal((queries + 1, 384)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
 
         async def scroll(i: int) -> int:
@@ -149,28 +148,16 @@ async def run(args: argparse.Namespace) -> None:
         async def phrase(i: int) -> int:
             return len(await index.text_match(rng.choice(CONDITIONS), chi_dinh, limit=100))
 
-        print(f"query latency over {args.queries} queries each:")
-        await timed("filter-scroll (drug + section)", args.queries, scroll, args.repeats)
-        await timed("dense top-10 (whole corpus)", args.queries, dense, args.repeats)
-        await timed("dense top-10 (chi_dinh filter)", args.queries, dense_filtered, args.repeats)
-        await timed("sparse top-10 (chi_dinh filter)", args.queries, sparse_q, args.repeats)
-        await timed("hybrid RRF top-10 (chi_dinh)", args.queries, hybrid, args.repeats)
-        await timed("phrase match (chi_dinh, <=100)", args.queries, phrase, args.repeats)
-        if args.qdrant_url:
+        print(f"query latency over {queries} queries each:")
+        await timed("filter-scroll (drug + section)", queries, scroll, repeats)
+        await timed("dense top-10 (whole corpus)", queries, dense, repeats)
+        await timed("dense top-10 (chi_dinh filter)", queries, dense_filtered, repeats)
+        await timed("sparse top-10 (chi_dinh filter)", queries, sparse_q, repeats)
+        await timed("hybrid RRF top-10 (chi_dinh)", queries, hybrid, repeats)
+        await timed("phrase match (chi_dinh, <=100)", queries, phrase, repeats)
+        if qdrant_url:
             for name in await index.release_collections():
                 await index.drop(name)
         await index.close()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--drugs", type=int, default=684)
-    parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--qdrant-url", default=None)
-    asyncio.run(run(parser.parse_args()))
-
-
-if __name__ == "__main__":
-    main()

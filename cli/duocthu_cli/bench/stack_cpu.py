@@ -1,6 +1,6 @@
 """Where a running stack's CPU goes per turn: CPU ms per answered turn of each process during ``bench load``.
 
-    .venv/bin/python scripts/bench_stack_cpu.py --pid PID_OF_DUOCTHU_UP --url http://127.0.0.1:18650 \
+    duocthu bench stack-cpu --pid PID_OF_DUOCTHU_UP --url http://127.0.0.1:18650 \
         --var-dir /tmp/vcpu-var [--concurrency 8] [--requests 300] [--repeats 1]
 
 Why: throughput at concurrency 8 on 2 cores is bounded by the CPU a turn costs in *every* process — the four
@@ -13,7 +13,6 @@ turns answered.  Also printed: the load averages and the whole machine's busy sh
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import resource
@@ -73,33 +72,26 @@ def _snapshot(root: int) -> dict[str, float]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pid", type=int, required=True, help="pid of `duocthu up` (the root of the stack)")
-    parser.add_argument("--url", required=True)
-    parser.add_argument("--var-dir", required=True)
-    parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--requests", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=1)
-    args = parser.parse_args()
+def run_stack_cpu(*, pid: int, url: str, var_dir: str, concurrency: int, requests: int, repeats: int) -> None:
+    """Run ``duocthu bench load`` as a child; print each process's CPU ms per answered turn."""
     duocthu = str(Path(sys.executable).with_name("duocthu"))
-    command = [duocthu, "bench", "load", "--url", args.url, "--var-dir", args.var_dir,
-               "--concurrency", str(args.concurrency), "--requests", str(args.requests),
-               "--repeats", str(args.repeats)]
+    command = [duocthu, "bench", "load", "--url", url, "--var-dir", var_dir,
+               "--concurrency", str(concurrency), "--requests", str(requests),
+               "--repeats", str(repeats)]
     load_before = os.getloadavg()
-    before, busy0 = _snapshot(args.pid), _machine()
+    before, busy0 = _snapshot(pid), _machine()
     client0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - started
     client1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    after, busy1 = _snapshot(args.pid), _machine()
+    after, busy1 = _snapshot(pid), _machine()
     load_after = os.getloadavg()
     print("\n".join(line for line in done.stdout.splitlines() if line.startswith(("x", "median"))))
     if done.returncode != 0:
         print(done.stderr[-2000:], file=sys.stderr)
         raise SystemExit(done.returncode)
-    answered = args.requests * args.repeats
+    answered = requests * repeats
     rows = {name: after[name] - before[name] for name in after if name in before}
     rows["load client (bench load)"] = (client1.ru_utime + client1.ru_stime) - (client0.ru_utime + client0.ru_stime)
     print(f"CPU ms per turn over {answered} turns ({wall:.1f} s wall; load average {load_before[0]:.1f} before, "
@@ -111,7 +103,3 @@ def main() -> None:
     stack = sum(s for n, s in rows.items() if n != "load client (bench load)")
     print(f"  {'stack total':40s} {1000 * stack / answered:7.2f}  "
           f"(at most {answered / stack if stack else 0:.0f} turns/s per fully used CPU)")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,13 +1,12 @@
 """Time the gateway's turn record write (the history row written before each answer), median of repeated runs.
 
 The write sits on every answer's path (``HISTORY_WRITE_BEHIND`` off by default), so its cost is part of the
-route-A turn over HTTP.  Run: ``.venv/bin/python scripts/bench_store_write.py --writes 300 --repeats 5``
+route-A turn over HTTP.  Run: ``duocthu bench store-write --writes 300 --repeats 5``
 (SQLite under a temporary var dir, the default store; ``--database-url`` for PostgreSQL).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import tempfile
@@ -16,8 +15,7 @@ import uuid
 
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.http import RagQueryResponse
-from duocthu_gateway.adapters.store import Store, database_url
-from duocthu_gateway.domain.conversation import turn_record
+from duocthu_gateway import Store, database_url, turn_record
 from duocthu_runtime import utcnow
 
 
@@ -38,19 +36,11 @@ async def _one_run(url: str, writes: int) -> float:
     return statistics.median(took)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--writes", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--database-url", default=None)
-    args = parser.parse_args()
+def run_store_write(*, writes: int, repeats: int, url: str | None) -> None:
+    """Time ``writes`` turn records into a fresh store (``url``, else SQLite), ``repeats`` times; print the medians."""
     medians = []
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         with tempfile.TemporaryDirectory() as var_dir:
-            medians.append(asyncio.run(_one_run(database_url(args.database_url, var_dir), args.writes)))
+            medians.append(asyncio.run(_one_run(database_url(url, var_dir), writes)))
     print("record_turn ms, median per run:", " ".join(f"{m:.2f}" for m in medians),
           f"| median of runs {statistics.median(medians):.2f}")
-
-
-if __name__ == "__main__":
-    main()

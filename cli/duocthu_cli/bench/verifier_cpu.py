@@ -1,6 +1,6 @@
 """CPU time per route-A turn of each stage's handler, the verifier above all, in one process.
 
-    .venv/bin/python scripts/bench_verifier_cpu.py [--var-dir /tmp/vcpu-bench] [--repeats 7] [--questions 60]
+    duocthu bench verifier-cpu [--var-dir /tmp/vcpu-bench] [--repeats 7] [--questions 60]
         [--dump verdicts.json] [--profile verifier]
 
 Why: at concurrency 8 on 2 cores the handlers' CPU caps throughput (issue 20), so the figure that matters
@@ -19,8 +19,6 @@ can be compared byte for byte: a change that makes the verifier cheaper must not
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import cProfile
 import json
 import pstats
@@ -66,8 +64,8 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-async def main(args: argparse.Namespace) -> None:
-    var_dir = Path(args.var_dir)
+async def run_verifier_cpu(*, var_dir: Path, repeats: int, questions: int, dump: str, profile: str) -> None:
+    """Capture each stage's inputs over the route-A questions, then time (or profile) each handler on them."""
     sample = prepare_sample_pdf(var_dir, echo=lambda _: None)
     built = await build_sample_index(sample.path, var_dir)
     try:
@@ -78,10 +76,10 @@ async def main(args: argparse.Namespace) -> None:
         terms.current = build_statistics("bench", [c.text for c in built.result.chunks])
         pipeline.verifier = verifier_handler(None, terms)
         drugs = [(e.drug_id, e.drug_name, {k.value for k in e.section_keys}) for e in catalog.entries]
-        questions = route_a_questions(drugs)[:args.questions]
+        asked = route_a_questions(drugs)[:questions]
         inputs: dict[str, list[Message]] = {stage: [] for stage in STAGES}
         decisions: dict[str, int] = {}
-        for q in questions:
+        for q in asked:
             trail: list[Message] = []
             done = await pipeline.ask(q.text, trail)
             decisions[f"{done.payload.decision}/{done.payload.reason}"] = \
@@ -90,43 +88,34 @@ async def main(args: argparse.Namespace) -> None:
                 for stage, cls in STAGES.items():
                     if type(message) is cls:
                         inputs[stage].append(message)
-        turns = len(questions)
+        turns = len(asked)
         print(f"{turns} route-A turns; outcomes {decisions}; "
               f"inputs per stage {({s: len(m) for s, m in inputs.items()})}")
         handlers = _handlers(pipeline)
-        if args.dump:
-            dump = {stage: [_stable(m) for m in await _call_all(handlers[stage], stage, inputs[stage])]
-                    for stage in STAGES}
-            _write(Path(args.dump), json.dumps(dump, ensure_ascii=False, indent=1, sort_keys=True))
-            print(f"outputs written to {args.dump}")
-        if args.profile:
+        if dump:
+            outputs = {stage: [_stable(m) for m in await _call_all(handlers[stage], stage, inputs[stage])]
+                       for stage in STAGES}
+            _write(Path(dump), json.dumps(outputs, ensure_ascii=False, indent=1, sort_keys=True))
+            print(f"outputs written to {dump}")
+        if profile:
             profiler = cProfile.Profile()
             profiler.enable()
-            for _ in range(args.repeats):
-                await _call_all(handlers[args.profile], args.profile, inputs[args.profile])
+            for _ in range(repeats):
+                await _call_all(handlers[profile], profile, inputs[profile])
             profiler.disable()
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
             return
         per_turn: dict[str, list[float]] = {stage: [] for stage in STAGES}
-        for _ in range(args.repeats):
+        for _ in range(repeats):
             for stage in STAGES:
                 started = time.process_time()
                 await _call_all(handlers[stage], stage, inputs[stage])
                 per_turn[stage].append((time.process_time() - started) * 1000 / turns)
         total = [sum(values) for values in zip(*per_turn.values(), strict=True)]
-        print(f"CPU ms per turn, median of {args.repeats} repeats (min–max):")
+        print(f"CPU ms per turn, median of {repeats} repeats (min–max):")
         for stage, values in [*per_turn.items(), ("all four handlers", total)]:
             print(f"  {stage:18s} {statistics.median(values):7.2f}  ({min(values):.2f}–{max(values):.2f})")
     finally:
         await built.close()
 
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--var-dir", default="/tmp/vcpu-bench", help="where the sample PDF and caches are kept")
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--questions", type=int, default=60, help="route-A questions (the sample has about 60)")
-    parser.add_argument("--dump", default="", help="write every stage's outputs here (JSON) for comparison")
-    parser.add_argument("--profile", default="", choices=["", *STAGES], help="cProfile this stage instead")
-    asyncio.run(main(parser.parse_args()))
