@@ -33,8 +33,8 @@ def _settings_modules() -> list[str]:
     return [".".join(path.relative_to(ROOT).with_suffix("").parts[2:]) for path in sorted(paths)]  # libs/<lib>/
 
 
-def _subclasses(cls: type) -> set[type]:
-    found: set[type] = set()
+def _subclasses(cls: type[BaseSettings]) -> set[type[BaseSettings]]:
+    found: set[type[BaseSettings]] = set()
     for sub in cls.__subclasses__():
         found |= {sub, *_subclasses(sub)}
     return found
