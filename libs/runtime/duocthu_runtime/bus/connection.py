@@ -38,6 +38,7 @@ from nats.js.errors import (
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, ValidationError
 
+from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.rpc import RpcRequest
 from duocthu_runtime.bus.streams import bucket_config, ensure_streams
@@ -47,7 +48,7 @@ from duocthu_runtime.errors import MessageRejected, NoReply
 from duocthu_runtime.observability.logging import get_logger
 from duocthu_runtime.settings import RuntimeSettings
 
-PRESENCE_BUCKET = "duocthu_presence"
+PRESENCE_BUCKET = s.PRESENCE_BUCKET
 #: One stored publish waits at most this long for its PubAck before it is sent again (same message id).
 PUBLISH_ATTEMPT_S = 2.0
 #: The pause between two attempts while a stream has no leader.
