@@ -22,18 +22,22 @@ from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
 
 from duocthu_contracts import subjects as s
+from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import (
     IngestJobRequested,
     IngestJobRequestedPayload,
+    TurnCompleted,
+    TurnCompletedPayload,
     TurnRequested,
     TurnRequestedPayload,
 )
 from duocthu_runtime.access.credentials import embedded_authorization
 from duocthu_runtime.access.table import IDENTITIES, OPS, identity
 from duocthu_runtime.bus.connection import Bus
-from duocthu_runtime.bus.envelope import new_message, new_turn
+from duocthu_runtime.bus.envelope import derive, new_message, new_turn, utcnow
 from duocthu_runtime.bus.subjects import durable_name
 from duocthu_runtime.nats_server import NatsServer
+from duocthu_runtime.seal import SigningKey, seal_completion
 from duocthu_runtime.settings import RuntimeSettings, inbox_prefix_for
 
 #: A guard against a hang only: every outcome below is an event (a reply or a violation), never a timeout.
@@ -273,3 +277,26 @@ async def test_the_gateway_reads_back_completions_only_and_cannot_touch_a_stage_
     assert config["filter_subject"] == TurnRequested.SUBJECT and config.get("deliver_subject") is None
     await gateway.nc.close()
     await ops.nc.close()
+
+
+@pytest.mark.parametrize("user", [entry.user for entry in IDENTITIES if entry.user != "verifier"])
+async def test_only_the_verifier_may_publish_a_sealed_turn_end(secured: Secured, user: str) -> None:
+    """``rag.v1.turn.verified.*`` is the verifier's alone (``exclusive`` in the topology): the operator included."""
+    await _record_a_turn(secured)  # declares the streams
+    subject = "rag.v1.turn.verified.gw-a"
+    probe = await _probe(secured, user)
+    await probe.nc.publish(subject, b"{}")
+    await probe.refused(subject)
+    await probe.nc.publish(f"shadow.{subject}", b"{}")  # the shadow twin is the verifier's only too
+    if user != OPS:  # (the operator replays into the shadow lane; the live subject is what a user sees)
+        await probe.refused(f"shadow.{subject}")
+    await probe.nc.close()
+    verifier = Bus(RuntimeSettings(nats_url=secured.server.url, nats_user="verifier",
+                                   nats_password=secured.passwords["verifier"]), client_name="verifier")
+    await verifier.connect()
+    request = new_turn(TurnRequested, TurnRequestedPayload(query="q"), origin="gw-a", deadline_s=60, llm_calls=8)
+    sealed = seal_completion(derive(request, TurnCompleted, TurnCompletedPayload(
+        query="q", decision=Decision.ABSTAIN, reason=Reason.NO_EVIDENCE, completed_by="verifier"),
+        stage="verifier", started_at=utcnow()), SigningKey.generate())
+    assert await verifier.publish(sealed)  # stored: the verifier's own subject
+    await verifier.stop()
