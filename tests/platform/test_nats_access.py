@@ -24,6 +24,8 @@ from nats.errors import Error as NatsError
 from duocthu_contracts import subjects as s
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import (
+    AnswerDrafted,
+    EvidenceRetrieved,
     IngestJobRequested,
     IngestJobRequestedPayload,
     TurnCompleted,
@@ -144,8 +146,9 @@ async def test_no_service_identity_can_read_the_audit_stream(secured: Secured, u
     await _record_a_turn(secured)
     probe = await _probe(secured, user)
     own = [c for c in identity(user).consumers() if c.stream == s.AUDIT_STREAM]
-    other = durable_name("verifier" if user != "verifier" else "generation",
-                         TurnRequested)
+    # another stage's durable consumer (the table's names: each stage reads its own messages only)
+    other = durable_name("verifier", AnswerDrafted) if user != "verifier" else durable_name("generation",
+                                                                                          EvidenceRetrieved)
     attempts: list[tuple[str, dict[str, object]]] = [
         (f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}", {"stream_name": s.AUDIT_STREAM, "config": {}}),
         (f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.spy.rag.>",
