@@ -2,7 +2,7 @@
 
 Start-up imports only what the command line itself needs: each command
 imports its own modules, and the command groups of the services and tools
-(``index``, ``ingest``, ``audit``, ``corpus``, ``bench``, ``eval``) are imported
+(``index``, ``ingest``, ``audit``, ``corpus``, ``bench``, ``eval``, ``keys``) are imported
 only when one of them runs.  ``duocthu ask`` does not even load this module:
 the executable (:mod:`duocthu_cli.entry`) hands it to :mod:`duocthu_cli.ask`.
 """
@@ -31,6 +31,7 @@ LAZY_GROUPS: dict[str, tuple[str, str]] = {
     "corpus": ("duocthu_cli.stack.corpus_cli", "app"),
     "bench": ("duocthu_cli.bench.cli", "app"),
     "eval": ("duocthu_cli.eval.cli", "app"),
+    "keys": ("duocthu_cli.keys_cli", "app"),
 }
 
 

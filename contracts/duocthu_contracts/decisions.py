@@ -69,3 +69,6 @@ class Reason(StrEnum):
     INCOMPLETE_ANSWER = "incomplete_answer"
     JUDGE_UNAVAILABLE = "judge_unavailable"
     VISUAL_EVIDENCE_NOT_GENERATABLE = "visual_evidence_not_generatable"
+    # abstain: the gateway's gate (only the verifier's sealed completions show the book)
+    ANSWER_NOT_FROM_VERIFIER = "answer_not_from_verifier"
+    INVALID_VERDICT_SEAL = "invalid_verdict_seal"

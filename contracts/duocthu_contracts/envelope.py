@@ -45,15 +45,14 @@ class Message(Frozen):
     optional fields, so consumers ignore unknown fields; a new major version
     is rejected by consumers that do not know it.  ``SUBJECT`` is the NATS
     subject of the live lane, derived from the schema unless a class names
-    its own; an ``ADDRESSED`` message goes to one gateway replica, with that
-    replica's origin token appended to the subject.
+    its own; a message the topology table (``topology.py``) marks addressed
+    goes to one gateway replica, with that replica's origin token appended.
     """
 
     model_config = ConfigDict(populate_by_name=True)
 
     SCHEMA: ClassVar[str] = ""
     SUBJECT: ClassVar[str] = ""
-    ADDRESSED: ClassVar[bool] = False
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:

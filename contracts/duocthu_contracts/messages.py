@@ -19,6 +19,7 @@ from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message, TurnMessage
 from duocthu_contracts.evidence import CandidateAssessment, Evidence, Route
 from duocthu_contracts.frame import QueryFrame, TurnType
+from duocthu_contracts.seal import Seal
 
 # --------------------------------------------------------------------------- turn chain
 
@@ -60,6 +61,9 @@ class AnswerDraftedPayload(EvidenceRetrievedPayload):
     plan: AnswerPlan
     draft: Draft
     attempt: int = Field(default=1, ge=1, le=2)
+    proposed: Decision = Field(default=Decision.ANSWERABLE, description=(
+        "the ending the draft asks the verifier to check and sign: answerable (the draft's claims) or "
+        "verify_pdf (no claims: the evidence is to be read on the page)"))
 
 
 class AnswerRejectedPayload(AnswerDraftedPayload):
@@ -83,6 +87,10 @@ class TurnCompletedPayload(TurnContext):
     route: Route | None = None
     verdict: Verdict | None = None
     detail: str = Field(default="", description="operator-facing detail, never shown as an answer")
+
+
+class TurnVerifiedPayload(TurnCompletedPayload):
+    seal: Seal = Field(description="the verifier's signature over what this completion shows (seal.py)")
 
 
 class TurnProgressPayload(Frozen):
@@ -121,15 +129,27 @@ class AnswerRejected(TurnMessage):
 
 
 class TurnCompleted(TurnMessage):
+    """The end of a turn, by any stage: only ``clarify`` or ``abstain`` in code-owned wording are shown from it."""
+
     SCHEMA: ClassVar[str] = "rag.turn.completed/1"
-    ADDRESSED: ClassVar[bool] = True
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnCompletedPayload
 
 
+class TurnVerified(TurnCompleted):
+    """The end of a turn by the verifier, sealed: the only way an answer (or the PDF to read) reaches a user.
+
+    Its subject is the verifier's alone (``topology.py``, ``exclusive``); the
+    gateway shows it only when the seal verifies under a configured public key.
+    """
+
+    SCHEMA: ClassVar[str] = "rag.turn.verified/1"
+    schema_: str = Field(default=SCHEMA, alias="schema")
+    payload: TurnVerifiedPayload
+
+
 class TurnProgress(TurnMessage):
     SCHEMA: ClassVar[str] = "rag.turn.progress/1"
-    ADDRESSED: ClassVar[bool] = True
     schema_: str = Field(default=SCHEMA, alias="schema")
     payload: TurnProgressPayload
 
@@ -232,6 +252,7 @@ TURN_MESSAGES: tuple[type[TurnMessage], ...] = (
     AnswerDrafted,
     AnswerRejected,
     TurnCompleted,
+    TurnVerified,
     TurnProgress,
 )
 CORPUS_MESSAGES: tuple[type[Message], ...] = (

@@ -3,8 +3,9 @@
 A message's own subject is written once, as ``SUBJECT`` on its class
 (:mod:`duocthu_contracts.messages`, :mod:`duocthu_contracts.rpc`), next to its
 schema name.  Completion and progress subjects end with the ``origin`` token
-of the gateway replica that holds the HTTP request (``ADDRESSED``), so the
-answer is delivered to that replica only.  Shadow (audit replay) traffic
+of the gateway replica that holds the HTTP request (``addressed`` in
+:mod:`duocthu_contracts.topology`), so the answer is delivered to that replica
+only.  Shadow (audit replay) traffic
 runs the same chain under the ``shadow.`` prefix and is captured by its own
 stream.
 """
@@ -27,3 +28,7 @@ INGEST_STREAM = "INGEST_JOBS"  # work queue: each job is handled once
 INGEST_SUBJECTS = (IngestJobRequested.SUBJECT,)
 CORPUS_STREAM = "CORPUS"  # the index is a projection of this stream
 CORPUS_SUBJECTS = ("corpus.>",)
+
+#: The KV buckets: which processes are live (every identity), and the gateway's per-client rate limit.
+PRESENCE_BUCKET = "duocthu_presence"
+RATE_LIMIT_BUCKET = "gateway_rate"

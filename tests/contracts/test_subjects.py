@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from duocthu_contracts.envelope import Lane, Message
-from duocthu_contracts.messages import ALL_MESSAGES, TurnCompleted, TurnProgress, TurnRequested
-from duocthu_runtime import addressed_subject, subject_for_type
-from duocthu_runtime.bus.subjects import subject_for
+from duocthu_contracts.messages import ALL_MESSAGES, TurnCompleted, TurnProgress, TurnRequested, TurnVerified
+from duocthu_runtime.bus.subjects import addressed_subject, subject_for, subject_for_type
+from duocthu_runtime.bus.topology import is_addressed
 from tests.contracts.examples import examples
 
 WIRE = {
@@ -22,6 +22,7 @@ WIRE = {
     "rag.answer.drafted/1": "rag.v1.answer.drafted",
     "rag.answer.rejected/1": "rag.v1.answer.rejected",
     "rag.turn.completed/1": "rag.v1.turn.completed",
+    "rag.turn.verified/1": "rag.v1.turn.verified",
     "rag.turn.progress/1": "rag.v1.turn.progress",
     "ingest.job.requested/1": "ingest.v1.job.requested",
     "ingest.job.progress/1": "ingest.v1.job.progress",
@@ -39,7 +40,10 @@ def test_every_message_keeps_its_subject(cls: type[Message]) -> None:
 
 
 def test_completions_and_progress_are_addressed_to_the_origin_replica() -> None:
-    assert {cls for cls in ALL_MESSAGES if cls.ADDRESSED} == {TurnCompleted, TurnProgress}
+    assert {cls for cls in ALL_MESSAGES if is_addressed(cls)} == {TurnCompleted, TurnVerified, TurnProgress}
+    verified = examples()[TurnVerified]
+    assert subject_for(verified.model_copy(update={"lane": Lane.LIVE, "origin": "gw 1.a"})) \
+        == "rag.v1.turn.verified.gw_1_a"
     completed = examples()[TurnCompleted]
     assert isinstance(completed, TurnCompleted)
     live = completed.model_copy(update={"lane": Lane.LIVE, "origin": "gw 1.a"})

@@ -22,6 +22,7 @@ import yaml
 from duocthu_gateway.settings import GatewaySettings
 from duocthu_providers.llm.settings import AnswerChatSettings, JudgeChatSettings
 from duocthu_retrieval.settings import RetrievalSettings
+from duocthu_verifier import VerifierSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -46,7 +47,7 @@ def kinds(docs: tuple[dict[str, Any], ...], kind: str) -> list[dict[str, Any]]:
 
 def known_env() -> set[str]:
     names: set[str] = set(LIBRARY_ENV)
-    for cls in (GatewaySettings, RetrievalSettings):
+    for cls in (GatewaySettings, RetrievalSettings, VerifierSettings):
         names |= {f.upper() for f in cls.model_fields}
     for chat in (AnswerChatSettings, JudgeChatSettings):
         prefix = str(chat.model_config.get("env_prefix", ""))
@@ -140,3 +141,23 @@ def test_dockerfiles_are_multi_stage_non_root_healthchecked_and_secret_free(serv
     assert len(re.findall(r"^FROM ", text, re.MULTILINE)) == 2
     assert re.search(r"^USER 10001$", text, re.MULTILINE) and "HEALTHCHECK" in text
     assert not re.search(r"(PASSWORD|TOKEN|SECRET|AWS_)[A-Z_]*=", text)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_verdict_signing_key_reaches_the_verifier_only(overlay: str) -> None:
+    docs = render(overlay)
+    for deployment in kinds(docs, "Deployment"):
+        pod = deployment["spec"]["template"]["spec"]
+        secrets = {v["secret"]["secretName"] for v in pod.get("volumes", []) if "secret" in v}
+        env = {e["name"] for c in pod["containers"] for e in c.get("env", [])}
+        verifier = deployment["metadata"]["name"] == "verifier"
+        assert ("duocthu-verdict-signing-key" in secrets) is verifier, deployment["metadata"]["name"]
+        assert ("VERDICT_SIGNING_KEY_FILE" in env) is verifier, deployment["metadata"]["name"]
+    config = next(c for c in kinds(docs, "ConfigMap") if c["metadata"]["name"] == "duocthu-config")
+    assert config["data"]["VERDICT_PUBLIC_KEYS"] == "CHANGE-ME"  # a placeholder the gateway refuses to start with
+    key = next(s for s in kinds(docs, "Secret") if s["metadata"]["name"] == "duocthu-verdict-signing-key")
+    assert list(key["stringData"].values()) == ["CHANGE-ME"]
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))
+    assert [name for name, s in compose["services"].items() if s.get("secrets")] == ["verifier"]
+    assert compose["services"]["verifier"]["environment"]["VERDICT_SIGNING_KEY_FILE"].startswith("/run/secrets/")
+    assert compose["services"]["gateway"]["environment"]["VERDICT_PUBLIC_KEYS"].startswith("${VERDICT_PUBLIC_KEYS:?")

@@ -14,7 +14,7 @@ import pytest
 
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.frame import DrugRef, QueryFrame, TurnType
-from duocthu_contracts.messages import TurnCompleted, TurnUnderstood, TurnUnderstoodPayload
+from duocthu_contracts.messages import TurnCompleted, TurnUnderstood, TurnUnderstoodPayload, TurnVerified
 from duocthu_contracts.sections import SectionKey
 from duocthu_runtime import Bus, RuntimeSettings, decode, new_turn
 from tests.fixtures.stack import StackFactory
@@ -39,12 +39,14 @@ async def _ask(settings: RuntimeSettings, turns: list[TurnUnderstood]) -> dict[s
     arrived = asyncio.Event()
 
     async def on_msg(msg: Any) -> None:
-        completed = decode(msg.data, TurnCompleted)
+        # a stage's own end on the open subject, the verifier's sealed one on its own
+        completed = decode(msg.data, TurnVerified if msg.subject.startswith("rag.v1.turn.verified.") else TurnCompleted)
         done[completed.turn_id] = completed
         if len(done) == len(turns):
             arrived.set()
 
     await bus.broker.connection.subscribe(f"rag.v1.turn.completed.{ORIGIN}", cb=on_msg)
+    await bus.broker.connection.subscribe(f"rag.v1.turn.verified.{ORIGIN}", cb=on_msg)
     for turn in turns:
         await bus.publish(turn)
     await asyncio.wait_for(arrived.wait(), 90)

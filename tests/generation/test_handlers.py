@@ -19,6 +19,7 @@ from duocthu_contracts.messages import (
     EvidenceRetrieved,
     EvidenceRetrievedPayload,
     TurnCompleted,
+    TurnVerified,
 )
 from duocthu_contracts.sections import SectionKey
 from duocthu_generation.adapters.model_writer import ModelWriter
@@ -26,8 +27,9 @@ from duocthu_generation.domain.prompts import FENCE_CLOSE, FENCE_OPEN
 from duocthu_generation.entrypoints.bus import GenerationHandler
 from duocthu_generation.main import build_handler
 from duocthu_providers.errors import LLMError, ProviderUnavailable
-from duocthu_runtime import StageContext, new_turn, utcnow
-from duocthu_verifier.entrypoints.bus import VerifierHandler
+from duocthu_runtime.bus.envelope import new_turn, utcnow
+from duocthu_runtime.bus.stage import StageContext
+from duocthu_verifier import build_handler as verifier_handler
 from tests.fixtures.verifier import ScriptedProvider, make_evidence
 
 STORAGE = make_evidence("amlodipin", SectionKey.DO_ON_DINH_VA_BAO_QUAN)
@@ -61,8 +63,8 @@ async def test_extractive_draft_passes_the_real_verifier_without_a_judge() -> No
     drafted = await handle(build_handler(), retrieved([STORAGE]))
     assert isinstance(drafted, AnswerDrafted) and not drafted.payload.draft.generated
     ctx: StageContext[Any] = StageContext("verifier", drafted, utcnow())
-    [done] = await VerifierHandler(None)(drafted, ctx)
-    assert isinstance(done, TurnCompleted)
+    [done] = await verifier_handler()(drafted, ctx)
+    assert isinstance(done, TurnVerified)  # sealed, on the verifier's own subject
     assert (done.payload.decision, done.payload.reason) == (Decision.ANSWERABLE, Reason.VERIFIED)
 
 
@@ -77,8 +79,14 @@ async def test_dose_without_population_is_a_clarify_with_quick_replies() -> None
 
 async def test_visual_evidence_is_never_generated_over() -> None:
     visual = STORAGE.model_copy(update={"requires_visual_check": True})
-    done = await handle(build_handler(), retrieved([visual]))
+    proposal = await handle(build_handler(), retrieved([visual]))
+    # no claims: a proposal to read the page, which the verifier checks and seals like an answer
+    assert isinstance(proposal, AnswerDrafted) and proposal.payload.proposed is Decision.VERIFY_PDF
+    assert not proposal.payload.draft.claims and proposal.payload.evidence == [visual]
+    [done] = await verifier_handler()(proposal, StageContext("verifier", proposal, utcnow()))
+    assert isinstance(done, TurnVerified)
     assert (done.payload.decision, done.payload.reason) == (Decision.VERIFY_PDF, Reason.VISUAL_CHECK_REQUIRED)
+    assert done.payload.evidence == [visual] and not done.payload.claims
 
 
 async def test_model_answer_becomes_a_draft_and_the_prompt_is_fenced() -> None:

@@ -3,8 +3,8 @@
 Retrieval hands route A the prose parts (each carrying the table as its
 attachment) without the table's descriptor; generation answers from the
 prose only when the patient's own band is printed there, else the turn is
-VERIFY_PDF; the gateway attaches each crop once per answer; the verifier
-accepts the text claims.
+VERIFY_PDF (a proposal the verifier checks and seals); the gateway attaches
+each crop once per answer; the verifier accepts the text claims.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from duocthu_gateway.domain.responses import citation
 from duocthu_generation.application.drafting import Drafted, Drafting, Ended, ExtractiveWriter
 from duocthu_providers import TurnBudget
 from duocthu_retrieval.domain.evidence_policy import decide
-from duocthu_runtime import utcnow
-from duocthu_verifier import subject_of, verify
+from duocthu_runtime.bus.envelope import utcnow
+from duocthu_verifier import check_page_proposal, subject_of, verify
 from tests.fixtures.index import chunk_records
 from tests.fixtures.verifier import make_evidence, sample_terms
 
@@ -73,8 +73,11 @@ async def test_a_renal_patient_gets_the_renal_text_line_first() -> None:
 async def test_a_patient_state_the_text_has_no_band_for_is_read_on_the_page() -> None:
     # the text prints no line for a breastfeeding mother: her band may be in the table, so it is not answered
     result = await draft("metformin", population="Người lớn", patient_context=PatientContext(breastfeeding=True))
-    assert isinstance(result, Ended) and result.decision is Decision.VERIFY_PDF, result
-    assert result.evidence and all(e.attachments for e in result.evidence)
+    assert isinstance(result, Drafted) and result.proposed is Decision.VERIFY_PDF, result
+    assert not result.draft.claims
+    # the verifier shows that evidence on the page: every block carries its crop
+    page = check_page_proposal(beside_table("metformin"), result.draft)
+    assert page.accepted and page.reason is Reason.VISUAL_CHECK_REQUIRED, page
 
 
 async def test_no_population_still_asks_with_the_printed_labels() -> None:

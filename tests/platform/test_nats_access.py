@@ -22,18 +22,24 @@ from nats.aio.msg import Msg
 from nats.errors import Error as NatsError
 
 from duocthu_contracts import subjects as s
+from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import (
+    AnswerDrafted,
+    EvidenceRetrieved,
     IngestJobRequested,
     IngestJobRequestedPayload,
+    TurnCompleted,
+    TurnCompletedPayload,
     TurnRequested,
     TurnRequestedPayload,
 )
-from duocthu_runtime import Bus, RuntimeSettings, new_message, new_turn
-from duocthu_runtime.access import IDENTITIES, OPS
-from duocthu_runtime.access.table import identity
+from duocthu_runtime import Bus
+from duocthu_runtime.access.table import IDENTITIES, OPS, identity
+from duocthu_runtime.bus.envelope import derive, new_message, new_turn, utcnow
 from duocthu_runtime.bus.subjects import durable_name
 from duocthu_runtime.devstack import NatsServer, embedded_authorization
-from duocthu_runtime.settings import inbox_prefix_for
+from duocthu_runtime.seal import SigningKey, seal_completion
+from duocthu_runtime.settings import RuntimeSettings, inbox_prefix_for
 
 #: A guard against a hang only: every outcome below is an event (a reply or a violation), never a timeout.
 GUARD_S = 20.0
@@ -139,8 +145,9 @@ async def test_no_service_identity_can_read_the_audit_stream(secured: Secured, u
     await _record_a_turn(secured)
     probe = await _probe(secured, user)
     own = [c for c in identity(user).consumers() if c.stream == s.AUDIT_STREAM]
-    other = durable_name("verifier" if user != "verifier" else "generation",
-                         TurnRequested)
+    # another stage's durable consumer (the table's names: each stage reads its own messages only)
+    other = durable_name("verifier", AnswerDrafted) if user != "verifier" else durable_name("generation",
+                                                                                          EvidenceRetrieved)
     attempts: list[tuple[str, dict[str, object]]] = [
         (f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}", {"stream_name": s.AUDIT_STREAM, "config": {}}),
         (f"$JS.API.CONSUMER.CREATE.{s.AUDIT_STREAM}.spy.rag.>",
@@ -272,3 +279,26 @@ async def test_the_gateway_reads_back_completions_only_and_cannot_touch_a_stage_
     assert config["filter_subject"] == TurnRequested.SUBJECT and config.get("deliver_subject") is None
     await gateway.nc.close()
     await ops.nc.close()
+
+
+@pytest.mark.parametrize("user", [entry.user for entry in IDENTITIES if entry.user != "verifier"])
+async def test_only_the_verifier_may_publish_a_sealed_turn_end(secured: Secured, user: str) -> None:
+    """``rag.v1.turn.verified.*`` is the verifier's alone (``exclusive`` in the topology): the operator included."""
+    await _record_a_turn(secured)  # declares the streams
+    subject = "rag.v1.turn.verified.gw-a"
+    probe = await _probe(secured, user)
+    await probe.nc.publish(subject, b"{}")
+    await probe.refused(subject)
+    await probe.nc.publish(f"shadow.{subject}", b"{}")  # the shadow twin is the verifier's only too
+    if user != OPS:  # (the operator replays into the shadow lane; the live subject is what a user sees)
+        await probe.refused(f"shadow.{subject}")
+    await probe.nc.close()
+    verifier = Bus(RuntimeSettings(nats_url=secured.server.url, nats_user="verifier",
+                                   nats_password=secured.passwords["verifier"]), client_name="verifier")
+    await verifier.connect()
+    request = new_turn(TurnRequested, TurnRequestedPayload(query="q"), origin="gw-a", deadline_s=60, llm_calls=8)
+    sealed = seal_completion(derive(request, TurnCompleted, TurnCompletedPayload(
+        query="q", decision=Decision.ABSTAIN, reason=Reason.NO_EVIDENCE, completed_by="verifier"),
+        stage="verifier", started_at=utcnow()), SigningKey.generate())
+    assert await verifier.publish(sealed)  # stored: the verifier's own subject
+    await verifier.stop()

@@ -84,7 +84,8 @@ async def _stored_turns(settings: RuntimeSettings) -> tuple[Counter[str], Counte
     requested: Counter[str] = Counter()
     completed: Counter[str] = Counter()
     try:
-        for subject, counter in (("rag.v1.turn.requested", requested), ("rag.v1.turn.completed.>", completed)):
+        for subject, counter in (("rag.v1.turn.requested", requested), ("rag.v1.turn.completed.>", completed),
+                                 ("rag.v1.turn.verified.>", completed)):  # any stage's end, the verifier's sealed
             sub = await bus.js.subscribe(subject, stream=s.AUDIT_STREAM, ordered_consumer=True,
                                          deliver_policy=DeliverPolicy.ALL)
             while True:

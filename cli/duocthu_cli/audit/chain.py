@@ -11,6 +11,9 @@ from duocthu_cli.audit.records import Recorded
 PROGRESS = "rag.turn.progress"
 REQUESTED = "rag.turn.requested"
 COMPLETED = "rag.turn.completed"
+VERIFIED = "rag.turn.verified"
+#: A turn's end: any stage's (clarify, abstain), or the verifier's sealed one.
+ENDS = (COMPLETED, VERIFIED)
 DRAFTED = "rag.answer.drafted"
 
 
@@ -44,6 +47,7 @@ class TurnSummary:
     decision: str | None
     reason: str | None
     completed_by: str | None
+    sealed_by: str | None = None  #: the key id of the verifier's seal, when the verifier ended the turn
     stage_timings: list[dict[str, Any]] = field(default_factory=list)
     evidence_ids: list[str] = field(default_factory=list)
     cited_chunk_ids: list[str] = field(default_factory=list)
@@ -63,7 +67,7 @@ def cited_chunk_ids(completed: dict[str, Any]) -> list[str]:
 
 def summarize(chain: list[Recorded]) -> TurnSummary:
     requested = next((r for r in chain if r.kind == REQUESTED), None)
-    completed = next((r for r in reversed(chain) if r.kind == COMPLETED), None)
+    completed = next((r for r in reversed(chain) if r.kind in ENDS), None)
     head = requested or (chain[0] if chain else None)
     if head is None:
         raise ValueError("empty chain")
@@ -76,6 +80,7 @@ def summarize(chain: list[Recorded]) -> TurnSummary:
         decision=done.get("decision"),
         reason=done.get("reason"),
         completed_by=done.get("completed_by"),
+        sealed_by=(done.get("seal") or {}).get("key_id"),
         stage_timings=list(completed.document.get("stage_timings", [])) if completed else [],
         evidence_ids=[str(ev.get("evidence_id")) for ev in evidence],
         cited_chunk_ids=cited_chunk_ids(completed.document) if completed else [],

@@ -20,8 +20,9 @@ from duocthu_cli.audit.records import Recorded, read_window
 from duocthu_cli.audit.redaction import redact
 from duocthu_cli.audit.replay import ReplayReport, replay
 from duocthu_contracts import subjects as s
-from duocthu_runtime import Bus, utcnow
+from duocthu_runtime import Bus, SealKeyError, utcnow
 from duocthu_runtime.devstack import NO_STACK_HINT, ops_settings, stack_nats_url
+from duocthu_runtime.seal import Keyring, VerdictKeySettings, dev_public_keys
 
 app = typer.Typer(no_args_is_help=True, help="Explain, re-verify and shadow-replay turns from the audit stream.")
 
@@ -60,6 +61,22 @@ async def _turn(bus: Bus, turn_id: str, since: datetime) -> list[Recorded]:
     for stream in (s.AUDIT_STREAM, s.AUDIT_REDACTED_STREAM):
         records += [r async for r in read_window(bus.js, stream, since=since) if r.turn_id == turn_id]
     return causal_order(records)
+
+
+def _public_keys(var_dir: Path) -> Keyring:
+    """The keys seals are checked with: ``VERDICT_PUBLIC_KEYS``, else the key of the stack in ``var_dir``."""
+    text = VerdictKeySettings().verdict_public_keys or dev_public_keys(var_dir) or ""
+    try:
+        keyring = Keyring.parse(text)
+    except SealKeyError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if not keyring.keys:
+        typer.echo("error: no public key to check the verifier's seals with: set VERDICT_PUBLIC_KEYS (every key "
+                   f"the verifier sealed with in the window), or --var-dir to a stack's ({var_dir} has none)",
+                   err=True)
+        raise typer.Exit(2)
+    return keyring
 
 
 def _load_turn(nats_url: str | None, var_dir: Path, turn_id: str, since: str) -> list[Recorded]:
@@ -107,7 +124,8 @@ def show(
     typer.echo(f"query: {summary.query}")
     for r in chain:
         typer.echo(f"  #{r.seq:<6} {r.time.isoformat()}  {r.schema:<28} {_stage_of(r):<14} {_ms_of(r)}")
-    typer.echo(f"decision: {summary.decision} ({summary.reason}) by {summary.completed_by}")
+    sealed = f", sealed by {summary.sealed_by}" if summary.sealed_by else ", not sealed"
+    typer.echo(f"decision: {summary.decision} ({summary.reason}) by {summary.completed_by}{sealed}")
     typer.echo(f"drafts: {summary.drafts}, rejections: {summary.rejections}")
     if summary.evidence_ids:
         typer.echo("evidence: " + ", ".join(summary.evidence_ids))
@@ -123,10 +141,11 @@ def reverify_command(
     nats_url: NatsUrl = None,
     var_dir: VarDir = Path("var"),
 ) -> None:
-    """Re-run the verifier on recorded drafts; exit 1 listing every disagreement with the recorded verdicts."""
+    """Re-run the verifier on recorded drafts and check every stored seal; exit 1 listing every disagreement."""
     from duocthu_cli.audit.reverify import ReverifyReport, reverify_chain
     from duocthu_verifier import configured_judge
 
+    keyring = _public_keys(var_dir)
     judge = configured_judge()
     start = utcnow() - parse_duration(since)
     report = ReverifyReport()
@@ -141,16 +160,17 @@ def reverify_command(
             if record.turn_id:
                 by_turn.setdefault(record.turn_id, []).append(record)
         for chain in by_turn.values():
-            await reverify_chain(causal_order(chain), judge, report)
+            await reverify_chain(causal_order(chain), judge, report, keyring)
 
     _run(nats_url, var_dir, work)
     if turn_id is not None and report.drafts == 0:
         typer.echo(f"error: no recorded draft for turn {turn_id} since {since}", err=True)
         raise typer.Exit(1)
     typer.echo(f"re-verified {report.drafts} draft(s); verdicts compared: {report.compared_verdicts}; "
+               f"seals checked: {report.seals} (keys {', '.join(sorted(keyring.keys))}); "
                f"judge: {judge.name if judge else 'not configured (deterministic checks only)'}")
     for d in report.disagreements:
-        typer.echo(f"DISAGREE turn {d.turn_id} draft {d.draft_message_id}: {d.what}")
+        typer.echo(f"DISAGREE turn {d.turn_id} message {d.message_id}: {d.what}")
     if report.disagreements:
         raise typer.Exit(1)
 

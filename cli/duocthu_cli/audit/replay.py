@@ -12,17 +12,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from nats.aio.msg import Msg
 
-from duocthu_cli.audit.chain import COMPLETED, REQUESTED
+from duocthu_cli.audit.chain import ENDS, REQUESTED
 from duocthu_cli.audit.diff import TurnDiff, compare
 from duocthu_cli.audit.records import Recorded, read_window
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane
-from duocthu_contracts.messages import TurnCompleted, TurnRequested
+from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnVerified
 from duocthu_runtime import Bus, MessageRejected, addressed_subject, decode, derived_id, utcnow
 
 
@@ -63,24 +64,28 @@ async def replay(bus: Bus, since: datetime, *, timeout_s: float = 120.0, concurr
                 requests.append(decode(record.raw, TurnRequested))
             except MessageRejected:
                 continue
-        elif record.kind == COMPLETED and record.turn_id:
+        elif record.kind in ENDS and record.turn_id:
             completions[record.turn_id] = record.document
     shadow_of: dict[str, TurnRequested] = {}
     replayed: dict[str, dict[str, object]] = {}
     done = asyncio.Event()
 
-    async def on_completed(msg: Msg) -> None:
-        try:
-            completed = decode(msg.data, TurnCompleted)
-        except MessageRejected:
-            return
-        if completed.turn_id in shadow_of:
-            replayed[completed.turn_id] = completed.model_dump(mode="json", by_alias=True)
-            if len(replayed) == len(shadow_of):
-                done.set()
+    def on_end(end: type[TurnCompleted]) -> Callable[[Msg], Awaitable[None]]:
+        async def on_completed(msg: Msg) -> None:
+            try:
+                completed = decode(msg.data, end)
+            except MessageRejected:
+                return
+            if completed.turn_id in shadow_of:
+                replayed[completed.turn_id] = completed.model_dump(mode="json", by_alias=True)
+                if len(replayed) == len(shadow_of):
+                    done.set()
 
-    subject = addressed_subject(TurnCompleted, f"audit-{run_id}", Lane.SHADOW)
-    sub = await bus.broker.connection.subscribe(subject, cb=on_completed)
+        return on_completed
+
+    subs = [await bus.broker.connection.subscribe(addressed_subject(end, f"audit-{run_id}", Lane.SHADOW),
+                                                  cb=on_end(end))
+            for end in (TurnCompleted, TurnVerified)]  # any stage's turn end, and the verifier's sealed one
     gate = asyncio.Semaphore(concurrency)
 
     async def send(original: TurnRequested) -> None:
@@ -95,7 +100,8 @@ async def replay(bus: Bus, since: datetime, *, timeout_s: float = 120.0, concurr
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(done.wait(), timeout_s)
     finally:
-        await sub.unsubscribe()
+        for sub in subs:
+            await sub.unsubscribe()
     diffs = []
     for shadow_turn, original in shadow_of.items():
         diffs.append(compare(original.turn_id, original.payload.query,

@@ -9,7 +9,9 @@ the same verdict; anything else is a disagreement an auditor must read:
 a tampered record, a changed check, or evidence that was altered.  The
 specific-term check consulted the live release's term statistics; its
 records hold the release id, the statistics' digest and every frequency it
-looked up, and the re-run uses exactly those.
+looked up, and the re-run uses exactly those.  Every stored turn end is
+checked too (``seals.py``): each seal of the verifier must still verify, and
+no answer may be stored without one.
 """
 
 from __future__ import annotations
@@ -20,14 +22,18 @@ from datetime import timedelta
 
 from pydantic import ValidationError
 
+from duocthu_cli.audit.chain import ENDS, VERIFIED
 from duocthu_cli.audit.records import Recorded
+from duocthu_cli.audit.seals import stored_end_problem
 from duocthu_contracts.answer import CheckRecord, Verdict
-from duocthu_contracts.decisions import Reason
+from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.messages import AnswerDraftedPayload
 from duocthu_providers.llm.port import TurnBudget
 from duocthu_runtime import utcnow
+from duocthu_runtime.seal import Keyring
 from duocthu_verifier import (
     EntailmentJudge,
+    check_page_proposal,
     recorded_statistics,
     run_deterministic_checks,
     subject_of,
@@ -43,7 +49,7 @@ _JUDGE_REASONS = frozenset({Reason.JUDGE_UNAVAILABLE, Reason.PROVIDER_UNAVAILABL
 @dataclass(frozen=True)
 class Disagreement:
     turn_id: str
-    draft_message_id: str
+    message_id: str  #: the recorded draft, or the stored turn end
     what: str
 
 
@@ -51,6 +57,7 @@ class Disagreement:
 class ReverifyReport:
     drafts: int = 0
     compared_verdicts: int = 0
+    seals: int = 0  #: stored seals checked
     disagreements: list[Disagreement] = field(default_factory=list)
 
 
@@ -61,7 +68,7 @@ def _key(record: CheckRecord) -> tuple[str, int | None]:
 def verdict_after(draft: Recorded, chain: Sequence[Recorded]) -> Verdict | None:
     """The verdict recorded in the message caused by ``draft`` (completion or rejection)."""
     for record in chain:
-        if record.causation_id == draft.message_id and record.kind in ("rag.turn.completed", "rag.answer.rejected"):
+        if record.causation_id == draft.message_id and record.kind in (*ENDS, "rag.answer.rejected"):
             raw = record.payload.get("verdict")
             return Verdict.model_validate(raw) if raw else None
     return None
@@ -84,7 +91,18 @@ def compare_checks(recorded: Sequence[CheckRecord], rerun: Sequence[CheckRecord]
     return problems
 
 
-async def reverify_chain(chain: Sequence[Recorded], judge: EntailmentJudge | None, report: ReverifyReport) -> None:
+def check_ends(chain: Sequence[Recorded], keyring: Keyring, report: ReverifyReport) -> None:
+    """Every stored turn end of the chain: a seal that verifies, and no answer without one."""
+    for end in (r for r in chain if r.kind in ENDS):
+        report.seals += end.kind == VERIFIED
+        problem = stored_end_problem(end, keyring)
+        if problem is not None:
+            report.disagreements.append(Disagreement(end.turn_id or "?", end.message_id, problem))
+
+
+async def reverify_chain(chain: Sequence[Recorded], judge: EntailmentJudge | None, report: ReverifyReport,
+                         keyring: Keyring) -> None:
+    check_ends(chain, keyring, report)
     for draft in (r for r in chain if r.kind == "rag.answer.drafted"):
         report.drafts += 1
         turn_id = draft.turn_id or "?"
@@ -100,6 +118,14 @@ async def reverify_chain(chain: Sequence[Recorded], judge: EntailmentJudge | Non
         recorded = verdict_after(draft, chain)
         if recorded is None:
             disagree("no recorded verdict follows this draft")
+            continue
+        if payload.proposed is Decision.VERIFY_PDF:  # a proposal to read the page: its one check, re-run
+            page = check_page_proposal(payload.evidence, payload.draft)
+            for problem in compare_checks(recorded.checks, page.checks):
+                disagree(problem)
+            report.compared_verdicts += 1
+            if (page.accepted, page.reason) != (recorded.accepted, recorded.reason):
+                disagree(f"page verdict: recorded {recorded.reason}, re-run {page.reason}")
             continue
         terms = term_context(recorded_statistics(recorded.checks))  # the statistics as the verdict consulted them
         for problem in compare_checks(recorded.checks, run_deterministic_checks(subject_of(payload, terms))):

@@ -1,7 +1,7 @@
 """``duocthu bench``: every benchmark, each printing medians or ratios of repeated runs.
 
 Against a running stack: ``query``, ``load``, ``stack-cpu`` (and ``faults``, which runs its own). In one
-process: ``ingest``, ``embeddings``, ``index``, ``store-write``, ``verifier-cpu``. The transport and the
+process: ``ingest``, ``embeddings``, ``index``, ``store-write``, ``verifier-cpu``, ``seal`` (the verdict seal's cost). The transport and the
 command itself: ``bus-floor``, ``hop``, ``cli-startup``. Each module holds its measurement; this file only
 reads the options. (``scripts/bench_first_run.py`` stays a script: it times a fresh clone's install, before
 this command exists; docs/architecture.md.)
@@ -111,6 +111,27 @@ def _book(var_dir: Path, corpus: str) -> tuple[Path, Path]:
         typer.echo(f"error: {pdf} or its ground truth is missing; start the stack with `duocthu up` first", err=True)
         raise typer.Exit(2)
     return pdf, truth
+
+
+@app.command()
+def seal(
+    var_dir: Annotated[Path, typer.Option("--var-dir", help="state directory of a sample stack (its PDF)")
+                       ] = Path("var"),
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 50,
+    out: Annotated[Path, typer.Option("--out")] = Path("var/bench-seal.json"),
+) -> None:
+    """The verdict seal's cost per turn: the verifier's seal and the gateway's check, on real route-A answers."""
+    from duocthu_cli.bench.seal import run_seal_bench
+
+    pdf, _ = _book(var_dir, "sample")
+    report = run_seal_bench(pdf, var_dir, repeats=repeats)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    typer.echo(f"{report['turns']} verifier turn ends x {report['repeats']}: medians per turn — canonical bytes "
+               f"{report['canonical_bytes_us']:.0f} µs, seal (bytes + sign + message) {report['seal_us']:.0f} µs, "
+               f"check (bytes + verify) {report['check_us']:.0f} µs; signed bytes "
+               f"{report['sealed_bytes_median']:.0f} B of a {report['message_bytes_median']:.0f} B message")
+    typer.echo(f"report: {out}")
 
 
 @app.command()

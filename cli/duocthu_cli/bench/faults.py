@@ -54,7 +54,7 @@ from nats.errors import TimeoutError as NatsTimeoutError
 from duocthu_cli.stack.supervisor import Child, Stack
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane
-from duocthu_contracts.messages import TurnCompleted, TurnRequested
+from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnVerified
 from duocthu_runtime import Bus, decode
 
 #: Answerable questions over the sample monographs (a real turn through every stage).
@@ -269,7 +269,10 @@ async def read_audit(stack: Stack, prefix: str) -> Audit:
     turns: dict[str, set[str]] = {}
     completions: Counter[str] = Counter()
     try:
-        for subject, cls in (("rag.v1.turn.requested", TurnRequested), ("rag.v1.turn.completed.>", TurnCompleted)):
+        ends: tuple[tuple[str, type[TurnRequested | TurnCompleted]], ...] = (
+            ("rag.v1.turn.requested", TurnRequested), ("rag.v1.turn.completed.>", TurnCompleted),
+            ("rag.v1.turn.verified.>", TurnVerified))  # a stage's own end, and the verifier's sealed one
+        for subject, cls in ends:
             sub = await bus.js.pull_subscribe(subject, stream=s.AUDIT_STREAM)
             try:
                 while True:

@@ -44,8 +44,7 @@ STAGES: dict[str, type[Message]] = {
 
 
 def _handlers(pipeline: InProcessPipeline) -> dict[str, Any]:
-    return {"understanding": pipeline.understanding, "retrieval": pipeline.retrieval,
-            "generation": pipeline.generation.on_evidence, "verifier": pipeline.verifier}
+    return {stage: pipeline.handlers[stage][cls] for stage, cls in STAGES.items()}
 
 
 async def _call_all(handler: Any, stage: str, inputs: list[Message]) -> list[Message]:
@@ -74,7 +73,7 @@ async def run_verifier_cpu(*, var_dir: Path, repeats: int, questions: int, dump:
         # the verifier as the service composes it: the live release's statistics and the everyday words
         terms = live_terms()
         terms.current = build_statistics("bench", [c.text for c in built.result.chunks])
-        pipeline.verifier = verifier_handler(None, terms)
+        pipeline.handlers["verifier"][AnswerDrafted] = verifier_handler(None, terms)  # (it seals with a fresh key)
         drugs = [(e.drug_id, e.drug_name, {k.value for k in e.section_keys}) for e in catalog.entries]
         asked = route_a_questions(drugs)[:questions]
         inputs: dict[str, list[Message]] = {stage: [] for stage in STAGES}

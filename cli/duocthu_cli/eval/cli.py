@@ -66,19 +66,28 @@ def _echo(report: dict[str, Any], headline: str) -> bool:
 def verifier(
     out: Annotated[Path, typer.Option("--out", help="JSON report")] = Path("var/eval-verifier.json"),
 ) -> None:
-    """Adversarial writer x lying/honest judge over the 42 sample monographs, and the honest paraphrases."""
+    """Adversarial writer x lying/honest judge over the 42 sample monographs, the honest paraphrases, and forged
+    turn ends from every NATS identity (a private secured NATS and a real gateway)."""
+    from duocthu_cli.eval import forged
     from duocthu_cli.eval.verifier import run_verifier_eval, table
 
     report = run_verifier_eval()
+    forgeries = forged.forged_completions()
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report.as_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    document = {**report.as_dict(), "forged_completions": [row.__dict__ for row in forgeries]}
+    out.write_text(json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8")
     for line in table(report):
         typer.echo(line)
     for failure in report.failures:
         typer.echo(f"  {failure}")
+    typer.echo("")
+    typer.echo("forged completions (a compromised identity ends a waiting turn as answerable / verify_pdf):")
+    for line in forged.table(forgeries):
+        typer.echo(line)
     typer.echo(f"report: {out}")
     accepted = sum(r.accepted_lying for r in report.families.values())
-    raise typer.Exit(0 if accepted == 0 and report.reached_judge >= 0.95 * report.paraphrases else 1)
+    shown = sum(row.shown for row in forgeries)
+    raise typer.Exit(0 if accepted == 0 and shown == 0 and report.reached_judge >= 0.95 * report.paraphrases else 1)
 
 
 @app.command()

@@ -8,61 +8,40 @@ in review as a schema diff.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duocthu_contracts
+from duocthu_contracts import topology as t
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.http import ErrorResponse, RagQueryRequest, RagQueryResponse
-from duocthu_contracts.messages import (
-    ALL_MESSAGES,
-    AnswerDrafted,
-    AnswerRejected,
-    CorpusBatchEmbedded,
-    CorpusReleaseCompleted,
-    EvidenceRetrieved,
-    IngestJobProgress,
-    IngestJobRequested,
-    IngestJobResult,
-    TurnCompleted,
-    TurnProgress,
-    TurnRequested,
-    TurnUnderstood,
-)
+from duocthu_contracts.messages import ALL_MESSAGES
+from duocthu_contracts.topology import Reading
+from duocthu_runtime import produced_by, readers_of, wildcard_subject
 
 CONTRACTS_DIR = Path(duocthu_contracts.__file__).parent
 SCHEMAS_DIR = CONTRACTS_DIR / "schemas"
 ASYNCAPI_PATH = CONTRACTS_DIR / "asyncapi.json"
 
-
-@dataclass(frozen=True)
-class Edge:
-    """One consumer: ``stage`` reads ``consumes`` and may publish ``publishes`` (subjects come from the classes)."""
-
-    stage: str
-    consumes: type[Message]
-    publishes: tuple[type[Message], ...]
-
-
-TOPOLOGY: tuple[Edge, ...] = (
-    Edge("understanding", TurnRequested, (TurnUnderstood, TurnCompleted, TurnProgress)),
-    Edge("retrieval", TurnUnderstood, (EvidenceRetrieved, TurnCompleted, TurnProgress)),
-    Edge("generation", EvidenceRetrieved, (AnswerDrafted, TurnCompleted, TurnProgress)),
-    Edge("generation", AnswerRejected, (AnswerDrafted, TurnCompleted)),
-    Edge("verifier", AnswerDrafted, (AnswerRejected, TurnCompleted, TurnProgress)),
-    Edge("gateway", TurnCompleted, (TurnRequested,)),
-    Edge("gateway", TurnProgress, ()),
-    Edge("ingest-worker", IngestJobRequested, (CorpusBatchEmbedded, IngestJobResult, IngestJobProgress)),
-    Edge("gateway", IngestJobProgress, ()),
-    Edge("retrieval", CorpusBatchEmbedded, (CorpusReleaseCompleted,)),
-    Edge("understanding", CorpusReleaseCompleted, ()),
-)
+#: The readings AsyncAPI shows as a service receiving a message (requests are not part of the document).
+_RECEIVING = (Reading.DURABLE, Reading.SUBSCRIPTION, Reading.FOLLOW)
 
 
 def subject_of(cls: type[Message]) -> str:
     """The subject as AsyncAPI shows it: an addressed message ends with the ``{origin}`` parameter."""
-    return f"{cls.SUBJECT}.{{origin}}" if cls.ADDRESSED else cls.SUBJECT
+    return wildcard_subject(cls, "{origin}")
+
+
+def service_edges(service: str) -> tuple[list[type[Message]], list[type[Message]]]:
+    """What ``service`` receives and what it sends, as the topology table says (bus messages only)."""
+    identity = t.SERVICE_IDENTITIES[service]
+    receives: list[type[Message]] = []
+    for reading in _RECEIVING:
+        for flow, _ in readers_of(identity, reading):
+            if issubclass(flow.message, Message) and flow.message not in receives:
+                receives.append(flow.message)
+    sends = [f.message for f in produced_by(identity) if issubclass(f.message, Message)]
+    return receives, sends
 
 
 HTTP_MODELS: dict[str, type[Any]] = {
@@ -92,29 +71,26 @@ def asyncapi_document() -> dict[str, Any]:
     from faststream.specification import AsyncAPI
 
     broker = NatsBroker("nats://127.0.0.1:4222")
-    declared: set[tuple[str, str, str]] = set()
-    for edge in TOPOLOGY:
-        model = edge.consumes
+    for service in t.SERVICE_IDENTITIES:
+        receives, sends = service_edges(service)
+        for position, model in enumerate(receives):
 
-        async def handler(message: Any) -> None:  # pragma: no cover - never called
-            return None
+            async def handler(message: Any) -> None:  # pragma: no cover - never called
+                return None
 
-        handler.__annotations__ = {"message": model, "return": None}
-        handler.__name__ = f"{edge.stage}_{model.__name__}"
-        listens = subject_of(model)
-        subscriber = broker.subscriber(
-            listens, title=f"{edge.stage}:{listens}", description=f"{edge.stage} consumes {model.SCHEMA}"
-        )
-        for out in edge.publishes:
-            subject = subject_of(out)
-            if (edge.stage, subject, out.SCHEMA) in declared:
-                continue
-            declared.add((edge.stage, subject, out.SCHEMA))
-            handler = broker.publisher(
-                subject, schema=out, title=f"{edge.stage}:{subject}:{out.SCHEMA}",
-                description=f"{edge.stage} publishes {out.SCHEMA}",
-            )(handler)
-        subscriber(handler)
+            handler.__annotations__ = {"message": model, "return": None}
+            handler.__name__ = f"{service}_{model.__name__}"
+            listens = subject_of(model)
+            subscriber = broker.subscriber(
+                listens, title=f"{service}:{listens}", description=f"{service} consumes {model.SCHEMA}"
+            )
+            for out in sends if position == 0 else ():  # what a service sends, declared once
+                subject = subject_of(out)
+                handler = broker.publisher(
+                    subject, schema=out, title=f"{service}:{subject}:{out.SCHEMA}",
+                    description=f"{service} publishes {out.SCHEMA}",
+                )(handler)
+            subscriber(handler)
     spec = AsyncAPI(broker, title="duocthu", version="1", description="Message flow of duocthu (DESIGN.md)")
     document: dict[str, Any] = json.loads(spec.to_specification().to_json())
     return document

@@ -32,6 +32,7 @@ import httpx
 from duocthu_runtime import NatsServerError, RuntimeSettings
 from duocthu_runtime.access import OPS, identity_of_service
 from duocthu_runtime.devstack import NatsServer, die_with_parent, embedded_authorization, free_port, stop_child
+from duocthu_runtime.seal import DevKeys, ensure_dev_keys
 
 #: The restart delays: first, growth factor, ceiling; and how long a child must stay up to reset them.
 BACKOFF_FIRST_S = 0.5
@@ -141,6 +142,8 @@ class Stack:
     nats_backoff: Backoff = field(default_factory=Backoff)
     #: the identities' passwords when this stack runs its own NATS (generated into ``<var dir>/nats``)
     credentials: dict[str, str] = field(default_factory=dict)
+    #: the verdict seal's key pair, generated into ``<var dir>/keys`` (the private key named to the verifier only)
+    _keys: DevKeys | None = None
     _nats_waiting: bool = False
     _supervisor: threading.Event | None = None
 
@@ -202,8 +205,20 @@ class Stack:
             from_env.pop("nats_creds", None)
         return RuntimeSettings(**{"nats_url": self.nats_url or "", **from_env, **overrides})
 
+    @property
+    def verdict_keys(self) -> DevKeys:
+        if self._keys is None:
+            self._keys = ensure_dev_keys(self.var_dir)
+        return self._keys
+
     def add_child(self, name: str, replica: int) -> Child:
         env = self.base_env()
+        # this stack's own key pair, unless the stack was given keys (the machine's environment is not asked)
+        keys = {"VERDICT_PUBLIC_KEYS": self.verdict_keys.public_keys,
+                "VERDICT_SIGNING_KEY_FILE": str(self.verdict_keys.signing_key_file.resolve())}
+        env.update({key: self.env.get(key, value) for key, value in keys.items()})
+        if name != "verifier":  # the private key is the verifier's alone
+            env.pop("VERDICT_SIGNING_KEY_FILE")
         if self.credentials:
             user = identity_of_service(name).user
             env.update({"NATS_USER": user, "NATS_PASSWORD": self.credentials[user]})

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from duocthu_runtime.bus.bus import Bus as Bus
     from duocthu_runtime.bus.connection import QUICK_REQUEST_S as QUICK_REQUEST_S
+    from duocthu_runtime.bus.envelope import derive as derive
     from duocthu_runtime.bus.envelope import derived_id as derived_id
     from duocthu_runtime.bus.envelope import new_id as new_id
     from duocthu_runtime.bus.envelope import new_message as new_message
@@ -40,11 +41,16 @@ if TYPE_CHECKING:
     from duocthu_runtime.bus.subjects import addressed_subject as addressed_subject
     from duocthu_runtime.bus.subjects import origin_token as origin_token
     from duocthu_runtime.bus.subjects import subject_for_type as subject_for_type
+    from duocthu_runtime.bus.subjects import wildcard_subject as wildcard_subject
+    from duocthu_runtime.bus.topology import flow_of as flow_of
+    from duocthu_runtime.bus.topology import produced_by as produced_by
+    from duocthu_runtime.bus.topology import readers_of as readers_of
     from duocthu_runtime.bus.versioning import decode as decode
     from duocthu_runtime.bus.versioning import encode as encode
     from duocthu_runtime.errors import MessageRejected as MessageRejected
     from duocthu_runtime.errors import NatsServerError as NatsServerError
     from duocthu_runtime.errors import NoReply as NoReply
+    from duocthu_runtime.errors import SealKeyError as SealKeyError
     from duocthu_runtime.errors import translating as translating
     from duocthu_runtime.hashing import file_sha256 as file_sha256
     from duocthu_runtime.observability.logging import configure_logging as configure_logging
@@ -58,24 +64,26 @@ if TYPE_CHECKING:
     from duocthu_runtime.service import ServiceSpec as ServiceSpec
     from duocthu_runtime.service import run_service as run_service
     from duocthu_runtime.settings import RuntimeSettings as RuntimeSettings
+    from duocthu_runtime.settings import inbox_prefix_for as inbox_prefix_for
 
 #: module -> the names of the face it defines
 _FACE: dict[str, tuple[str, ...]] = {
     "duocthu_runtime.bus.bus": ("Bus",),
     "duocthu_runtime.bus.connection": ("QUICK_REQUEST_S",),
-    "duocthu_runtime.bus.envelope": ("derived_id", "new_id", "new_message", "new_turn", "utcnow"),
+    "duocthu_runtime.bus.envelope": ("derive", "derived_id", "new_id", "new_message", "new_turn", "utcnow"),
     "duocthu_runtime.bus.presence": ("PRESENCE_TTL_S",),
     "duocthu_runtime.bus.stage": ("Handler", "Stage", "StageContext"),
-    "duocthu_runtime.bus.subjects": ("addressed_subject", "origin_token", "subject_for_type"),
+    "duocthu_runtime.bus.subjects": ("addressed_subject", "origin_token", "subject_for_type", "wildcard_subject"),
+    "duocthu_runtime.bus.topology": ("flow_of", "produced_by", "readers_of"),
     "duocthu_runtime.bus.versioning": ("decode", "encode"),
-    "duocthu_runtime.errors": ("MessageRejected", "NatsServerError", "NoReply", "translating"),
+    "duocthu_runtime.errors": ("MessageRejected", "NatsServerError", "NoReply", "SealKeyError", "translating"),
     "duocthu_runtime.hashing": ("file_sha256",),
     "duocthu_runtime.observability.logging": ("configure_logging", "get_logger"),
     "duocthu_runtime.observability.metrics": ("BUS_REJECTED",),
     "duocthu_runtime.observability.tracing": ("configure_tracing", "current_traceparent", "span", "trace_id_hex"),
     "duocthu_runtime.progress": ("JobProgress",),
     "duocthu_runtime.service": ("ServiceSpec", "run_service"),
-    "duocthu_runtime.settings": ("RuntimeSettings",),
+    "duocthu_runtime.settings": ("RuntimeSettings", "inbox_prefix_for"),
 }
 _MODULE_OF = {name: module for module, names in _FACE.items() for name in names}
 

@@ -26,6 +26,10 @@ class NatsServerError(RuntimeError):
     """The NATS server binary is missing or did not become ready."""
 
 
+class SealKeyError(ValueError):
+    """A verdict key that cannot be used: a missing or unreadable key file, not an Ed25519 key, no public key."""
+
+
 S = TypeVar("S")
 P = ParamSpec("P")
 T = TypeVar("T")

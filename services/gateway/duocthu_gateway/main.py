@@ -22,7 +22,9 @@ from duocthu_gateway.adapters.ingest_jobs import IngestJobBoard
 from duocthu_gateway.adapters.monographs import MonographClient
 from duocthu_gateway.adapters.ratelimit import RateLimiter
 from duocthu_gateway.adapters.readiness import BusReadiness
+from duocthu_gateway.adapters.seal_keys import ConfiguredKeys
 from duocthu_gateway.adapters.store import Store, database_url
+from duocthu_gateway.application.admission import Admission
 from duocthu_gateway.application.asking import Asking
 from duocthu_gateway.application.conversations import Conversations
 from duocthu_gateway.domain.clients import parse_networks
@@ -43,6 +45,7 @@ def open_store(settings: GatewaySettings) -> Store:
 
 def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     settings = settings or GatewaySettings()
+    seals = ConfiguredKeys(settings.keyring())  # no key, no gateway: it could show no answer
     bus = Bus(settings, client_name=f"gateway:{settings.instance_id}")
     store = open_store(settings)
     turns = TurnCorrelator(bus, settings.instance_id)
@@ -51,8 +54,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     chats = Conversations(store, settings.history_turns, write_behind=settings.history_write_behind)
     gateway = Gateway(
         settings=settings,
-        asking=Asking(turns, chats, origin=settings.instance_id, deadline_s=settings.turn_deadline_s,
-                      llm_calls=settings.turn_llm_calls, availability=readiness),
+        asking=Asking(turns, chats, admission=Admission(seals), origin=settings.instance_id,
+                      deadline_s=settings.turn_deadline_s, llm_calls=settings.turn_llm_calls, availability=readiness),
         conversations=chats, turns=turns, limiter=RateLimiter(bus, settings.rate_limit_per_minute),
         monographs=MonographClient(bus),
         crops=CropRenderer(settings.source_pdf or Path(settings.var_dir) / "sample-formulary.pdf",

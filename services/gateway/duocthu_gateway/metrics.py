@@ -24,3 +24,9 @@ ANSWERED_FROM_RECORD = Counter(
     "duocthu_gateway_answered_from_record_total",
     "Questions asked again under their X-Correlation-ID and answered from the recorded response (no new turn)",
 )
+COMPLETIONS_REFUSED = Counter(
+    "duocthu_gateway_completions_refused_total",
+    "Turn ends the gate refused to show (not the verifier's sealed subject, or a seal that does not verify); "
+    "each is a security event in the log",
+    ["reason"],
+)

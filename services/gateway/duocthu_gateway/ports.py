@@ -17,7 +17,13 @@ from typing import Protocol
 from duocthu_contracts.decisions import Reason
 from duocthu_contracts.envelope import Message
 from duocthu_contracts.http import RagQueryResponse
-from duocthu_contracts.messages import IngestJobProgressPayload, TurnCompleted, TurnProgress, TurnRequested
+from duocthu_contracts.messages import (
+    IngestJobProgressPayload,
+    TurnCompleted,
+    TurnProgress,
+    TurnRequested,
+    TurnVerified,
+)
 from duocthu_contracts.rpc import DrugListReply, IndexStatusReply, SectionListReply, SectionTextReply
 from duocthu_contracts.sections import SectionKey
 from duocthu_gateway.domain.conversation import ConversationState, StoredTurn, TurnRecord
@@ -42,6 +48,15 @@ class TurnExchange(Protocol):
         ...
 
     def unwatch(self, turn_id: str, queue: asyncio.Queue[TurnProgress]) -> None: ...
+
+
+class SealChecker(Protocol):
+    """The verifier's public keys (configuration), checking the seal of a turn's end it sealed."""
+
+    def problem(self, verified: TurnVerified) -> str | None:
+        """Why the seal of ``verified`` does not hold over what it shows (``unknown_key``, ``bad_signature``,
+        ``malformed``), or None when it does."""
+        ...
 
 
 class TurnStore(Protocol):

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field
 
 from duocthu_runtime import RuntimeSettings
+from duocthu_runtime.seal import VerdictKeySettings
 
 #: The stages a question passes through: one of them without a live replica refuses a turn at once.
 TURN_STAGES = ("understanding", "retrieval", "generation", "verifier")
@@ -15,7 +16,10 @@ TURN_STAGES = ("understanding", "retrieval", "generation", "verifier")
 STAGES = (*TURN_STAGES, "ingest-worker")
 
 
-class GatewaySettings(RuntimeSettings):
+class GatewaySettings(RuntimeSettings, VerdictKeySettings):
+    """The gateway's settings; ``VERDICT_PUBLIC_KEYS`` (from :class:`VerdictKeySettings`) is required: without a
+    key to check the verifier's seals against, no answer could be shown."""
+
     service_name: str = "gateway"
     http_host: str = "127.0.0.1"
     http_port: int = 8080

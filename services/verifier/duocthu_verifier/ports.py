@@ -11,6 +11,7 @@ from typing import Protocol
 
 from duocthu_contracts.answer import CheckRecord, Claim
 from duocthu_contracts.evidence import Evidence
+from duocthu_contracts.messages import TurnCompleted, TurnVerified
 from duocthu_providers import TurnBudget
 from duocthu_verifier.domain.judge_prompt import JudgeResult
 from duocthu_verifier.domain.terms import TermContext
@@ -35,4 +36,15 @@ class ReleaseTerms(Protocol):
 
     def context(self) -> TermContext:
         """What the specific-term check consults for the next draft."""
+        ...
+
+
+class VerdictSigner(Protocol):
+    """Seals a turn's end with the verifier's private key, which nothing but this port's adapter holds."""
+
+    @property
+    def key_id(self) -> str: ...
+
+    def seal(self, completed: TurnCompleted) -> TurnVerified:
+        """``completed`` as the verifier publishes it: sealed, on the verifier's own subject."""
         ...

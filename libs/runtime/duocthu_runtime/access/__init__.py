@@ -7,7 +7,10 @@ per-identity passwords that ``duocthu up`` keeps in the var dir are the
 development stack's (:mod:`duocthu_runtime.devstack.credentials`).
 """
 
-from duocthu_runtime.access.server_config import authorization_block, env_reference
-from duocthu_runtime.access.table import IDENTITIES, OPS, Identity, identity_of_service
+from duocthu_runtime.access.server_config import authorization_block, env_reference, publish_allow
+from duocthu_runtime.access.table import IDENTITIES, OPS, Identity, identity, identity_of_service, shadow
 
-__all__ = ["IDENTITIES", "OPS", "Identity", "authorization_block", "env_reference", "identity_of_service"]
+__all__ = [
+    "IDENTITIES", "OPS", "Identity", "authorization_block", "env_reference", "identity", "identity_of_service",
+    "publish_allow", "shadow",
+]

@@ -27,7 +27,8 @@ What a stage identity is granted, and why each grant is needed:
   treats a create of an existing consumer as an update, and could otherwise
   re-point a stage's durable.  No fetch, info or delete grant comes with it.
 
-Nothing grants a stage ``rag.>`` at large, a consumer on ``RAG_AUDIT`` other
+The operator's ``>`` is denied the live subject of sealed turn ends (``exclusive`` in the topology table:
+the verifier's alone).  Nothing grants a stage ``rag.>`` at large, a consumer on ``RAG_AUDIT`` other
 than its own filtered ones, ``STREAM.MSG.GET``/``DIRECT.GET`` on ``RAG_AUDIT``,
 or ``ingest.v1.job.requested`` (the gateway's alone).
 """
@@ -97,11 +98,12 @@ def publish_allow(entry: Identity) -> list[str]:
 
 
 def publish_deny(entry: Identity, identities: tuple[Identity, ...] = IDENTITIES) -> list[str]:
-    """What a catch-up grant must not reach: every durable consumer of the streams it reads back from."""
+    """What a wide grant must not reach: the subjects another identity publishes exclusively (for the
+    operator's ``>``), and for a catch-up grant every durable consumer of the streams it reads back from."""
     streams = {stream_for(subject) for subject in entry.catches_up}
-    return list(dict.fromkeys(f"{API}.CONSUMER.CREATE.{consumer.stream}.{consumer.durable}.>"
-                              for other in identities for consumer in other.consumers()
-                              if consumer.stream in streams))
+    return list(dict.fromkeys([*entry.denies, *(f"{API}.CONSUMER.CREATE.{consumer.stream}.{consumer.durable}.>"
+                                                for other in identities for consumer in other.consumers()
+                                                if consumer.stream in streams)]))
 
 
 def subscribe_allow(entry: Identity) -> list[str]:

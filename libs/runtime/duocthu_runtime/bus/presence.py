@@ -13,9 +13,10 @@ from nats.errors import Error as NatsError
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from duocthu_contracts import subjects as s
 from duocthu_runtime.bus.buckets import Buckets
 
-PRESENCE_BUCKET = "duocthu_presence"
+PRESENCE_BUCKET = s.PRESENCE_BUCKET
 PRESENCE_TTL_S = 15.0
 
 

@@ -45,7 +45,8 @@ from duocthu_contracts.envelope import Lane, Message, TurnMessage
 from duocthu_contracts.messages import TurnCompleted, TurnCompletedPayload, TurnProgress, TurnProgressPayload
 from duocthu_runtime.bus.bus import Bus
 from duocthu_runtime.bus.envelope import derive, utcnow
-from duocthu_runtime.bus.subjects import durable_name, stream_for, subject_for_type
+from duocthu_runtime.bus.subjects import stream_for, subject_for_type
+from duocthu_runtime.bus.topology import durable_name
 from duocthu_runtime.bus.versioning import decode
 from duocthu_runtime.errors import MessageRejected
 from duocthu_runtime.observability import metrics
@@ -121,6 +122,8 @@ class Stage:
         self.name = name
         self.bus = bus
         self.handled = 0
+        #: every durable consumer registered: (message type, lane, durable name) — checked against the topology
+        self.consumed: list[tuple[type[Message], Lane, str]] = []
 
     def durable_name(self, cls: type[Message], lane: Lane) -> str:
         return durable_name(self.name, cls, lane)
@@ -137,7 +140,8 @@ class Stage:
         settings = self.bus.settings
         for lane in lanes if issubclass(cls, TurnMessage) else (Lane.LIVE,):
             subject = subject_for_type(cls, lane)
-            durable = self.durable_name(cls, lane)
+            durable = self.durable_name(cls, lane)  # the topology table's name; refused if it has none for us
+            self.consumed.append((cls, lane, durable))
             config = ConsumerConfig(
                 durable_name=durable,
                 ack_policy=JsAckPolicy.EXPLICIT,

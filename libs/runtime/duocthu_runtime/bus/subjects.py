@@ -1,9 +1,15 @@
-"""Which subject a message goes to, given its lane and origin: derived from ``SUBJECT`` on its class."""
+"""Which subject a message goes to, given its lane and origin: ``SUBJECT`` on its class, and for an addressed
+message (the topology table says which) the origin token of the gateway replica it goes to."""
 
 from __future__ import annotations
 
 from duocthu_contracts import subjects as s
 from duocthu_contracts.envelope import Lane, Message, TurnMessage
+from duocthu_contracts.rpc import RpcRequest
+from duocthu_runtime.bus.topology import durable_name, is_addressed
+
+__all__ = ["addressed_subject", "durable_name", "lane_subject", "origin_token", "stream_for", "subject_for",
+           "subject_for_type", "wildcard_subject"]
 
 
 def lane_subject(base: str, lane: Lane) -> str:
@@ -13,7 +19,7 @@ def lane_subject(base: str, lane: Lane) -> str:
 def subject_for(message: Message) -> str:
     base = type(message).SUBJECT
     if isinstance(message, TurnMessage):
-        if message.ADDRESSED:
+        if is_addressed(type(message)):
             base = f"{base}.{origin_token(message.origin)}"
         return lane_subject(base, message.lane)
     return base
@@ -29,16 +35,10 @@ def addressed_subject(cls: type[Message], origin: str, lane: Lane = Lane.LIVE) -
     return lane_subject(f"{cls.SUBJECT}.{origin_token(origin)}", lane)
 
 
-def durable_name(stage: str, cls: type[Message], lane: Lane = Lane.LIVE) -> str:
-    """The durable consumer ``stage`` reads ``cls`` with (one per lane, shared by the stage's replicas).
-
-    A pure function of the stage and the message type, because the NATS
-    permission table (:mod:`duocthu_runtime.access`) must name each stage's
-    consumers exactly: a stage may read its own consumers only.
-    """
-    short = cls.SCHEMA.split("/")[0].replace(".", "_")
-    suffix = "_shadow" if lane is Lane.SHADOW else ""
-    return f"{stage}__{short}{suffix}"
+def wildcard_subject(cls: type[Message] | type[RpcRequest], wildcard: str = "*") -> str:
+    """Every subject ``cls`` is published on: an addressed message's ends with ``wildcard`` for the origin
+    (``*`` for a NATS grant or subscription, ``{origin}`` for the AsyncAPI parameter)."""
+    return f"{cls.SUBJECT}.{wildcard}" if is_addressed(cls) else cls.SUBJECT
 
 
 def origin_token(origin: str) -> str:

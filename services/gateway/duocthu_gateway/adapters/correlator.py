@@ -1,8 +1,12 @@
 """Correlating a published turn with its completion.
 
-Each gateway replica subscribes (core NATS) to the completion and progress
-subjects addressed to its own origin token, so a completion reaches the
-replica that holds the HTTP request and no other.  A core subscription hears
+Each gateway replica subscribes (core NATS) to the subjects of a turn's end
+(any stage's ``turn.completed`` and the verifier's sealed ``turn.verified``)
+and of progress, addressed to its own origin token, so a completion reaches
+the replica that holds the HTTP request and no other.  Which subject a
+completion came on decides the class it is read as (a body claiming another
+schema is rejected), and so what the gate (``application/admission.py``)
+asks of it; nothing in its payload is trusted here.  A core subscription hears
 nothing while its connection fails over to another node (10-30 ms in a
 cluster), but the completion is stored in ``RAG_AUDIT`` all the same: after a
 reconnection, the replica reads its own completions stored since its oldest
@@ -17,6 +21,7 @@ import asyncio
 import contextlib
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -25,7 +30,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.errors import Error as NatsError
 
-from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested
+from duocthu_contracts.messages import TurnCompleted, TurnProgress, TurnRequested, TurnVerified
 from duocthu_gateway.domain.timing import TurnTimings
 from duocthu_gateway.errors import TurnNotPublished
 from duocthu_runtime import BUS_REJECTED, Bus, MessageRejected, addressed_subject, decode, get_logger, origin_token
@@ -51,6 +56,8 @@ CATCH_UP_WINDOW_S = REPUBLISH_WINDOW_S
 CATCH_UP_PAUSE_S = 0.25
 #: The server drops a catch-up consumer this long after the gateway stopped listening to it (no delete grant).
 CATCH_UP_IDLE_S = 30.0
+#: The messages that end a turn, each on its own subject: any stage's, and the verifier's sealed one.
+ENDS: tuple[type[TurnCompleted], ...] = (TurnCompleted, TurnVerified)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,8 @@ class TurnCorrelator:
 
     async def start(self) -> None:
         nc = self.bus.broker.connection
-        self._subs.append(await nc.subscribe(addressed_subject(TurnCompleted, self.origin), cb=self._on_completed))
+        for end in ENDS:
+            self._subs.append(await nc.subscribe(addressed_subject(end, self.origin), cb=self._on_end(end)))
         self._subs.append(await nc.subscribe(addressed_subject(TurnProgress, self.origin), cb=self._on_progress))
         self.bus.on_reconnect(self._on_reconnected)
 
@@ -98,51 +106,68 @@ class TurnCorrelator:
         task.add_done_callback(self._catch_ups.discard)
 
     async def _catch_up(self, waiting: list[asyncio.Future[TurnCompleted]], since: datetime) -> None:
-        """Read this replica's completions stored from ``since`` until every turn in ``waiting`` has ended."""
+        """Read this replica's turn ends stored from ``since`` until every turn in ``waiting`` has ended."""
         self.catch_ups += 1
         recovered = 0
 
-        async def on_stored(msg: Msg) -> None:
-            nonlocal recovered
-            if self._deliver(msg):  # not heard on the core subscription: the failover had taken it
-                recovered += 1
-                self.recovered += 1
+        def on_stored(end: type[TurnCompleted]) -> Callable[[Msg], Awaitable[None]]:
+            async def deliver(msg: Msg) -> None:
+                nonlocal recovered
+                if self._deliver(msg, end):  # not heard on the core subscription: the failover had taken it
+                    recovered += 1
+                    self.recovered += 1
 
+            return deliver
+
+        subs: list[Subscription] = []
+        try:
+            for end in ENDS:
+                sub = await self._stored_since(end, since, on_stored(end), waiting)
+                if sub is None:
+                    return
+                subs.append(sub)
+            log.info("completion_catch_up", turns=len(waiting), since=since.isoformat())
+            await asyncio.wait(waiting)  # each ends answered or at its own deadline (submit)
+        finally:
+            for sub in subs:
+                with contextlib.suppress(NatsError):
+                    await sub.unsubscribe()
+            if subs:
+                log.info("completion_catch_up_done", turns=len(waiting), recovered=recovered)
+
+    async def _stored_since(self, end: type[TurnCompleted], since: datetime, callback: Callable[[Msg], Awaitable[None]],
+                            waiting: list[asyncio.Future[TurnCompleted]]) -> Subscription | None:
+        """A catch-up consumer of ``end``'s subject for this replica, or None when it is given up or not needed."""
         give_up = time.monotonic() + CATCH_UP_WINDOW_S
         attempt = 0
         while True:
             attempt += 1
             # A new name each attempt: in a cluster the meta leader may place the consumer on the node that just
             # died (not yet known to be gone), and a create under the same name would find that placement again.
-            name = f"gw_catchup_{origin_token(self.origin)}_{self.catch_ups}_{attempt}"
+            name = f"gw_catchup_{origin_token(self.origin)}_{self.catch_ups}_{end.__name__.lower()}_{attempt}"
             try:
-                sub = await self.bus.stored_since(addressed_subject(TurnCompleted, self.origin), since, on_stored,
-                                                  name=name, idle_s=CATCH_UP_IDLE_S)
-                break
+                return await self.bus.stored_since(addressed_subject(end, self.origin), since, callback,
+                                                   name=name, idle_s=CATCH_UP_IDLE_S)
             except (NatsError, TimeoutError) as exc:
                 if time.monotonic() >= give_up:
                     log.warning("completion_catch_up_failed", turns=len(waiting), attempts=attempt,
-                                error=f"{type(exc).__name__}: {exc}")
-                    return
+                                subject=end.SUBJECT, error=f"{type(exc).__name__}: {exc}")
+                    return None
                 _, still = await asyncio.wait(waiting, timeout=CATCH_UP_PAUSE_S)  # the next attempt, unless
                 if not still:  # every turn ended meanwhile (answered on the core subscription, or timed out)
                     log.info("completion_catch_up_unneeded", turns=len(waiting), attempts=attempt)
-                    return
-        log.info("completion_catch_up", turns=len(waiting), attempts=attempt, since=since.isoformat())
-        try:
-            await asyncio.wait(waiting)  # each ends answered or at its own deadline (submit)
-        finally:
-            with contextlib.suppress(NatsError):
-                await sub.unsubscribe()
-            log.info("completion_catch_up_done", turns=len(waiting), recovered=recovered)
+                    return None
 
-    async def _on_completed(self, msg: Msg) -> None:
-        self._deliver(msg)
+    def _on_end(self, end: type[TurnCompleted]) -> Callable[[Msg], Awaitable[None]]:
+        async def on_end(msg: Msg) -> None:
+            self._deliver(msg, end)
 
-    def _deliver(self, msg: Msg) -> bool:
-        """Hand a completion to the turn waiting for it; whether one was waiting (the core and catch-up paths)."""
+        return on_end
+
+    def _deliver(self, msg: Msg, end: type[TurnCompleted]) -> bool:
+        """Hand a turn's end to the turn waiting for it; whether one was waiting (the core and catch-up paths)."""
         try:
-            completed = decode(msg.data, TurnCompleted)
+            completed = decode(msg.data, end)
         except MessageRejected as exc:
             BUS_REJECTED.labels("gateway", exc.reason).inc()
             log.error("completion_rejected", reason=exc.reason, detail=exc.detail[:300])

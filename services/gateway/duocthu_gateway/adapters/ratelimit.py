@@ -17,11 +17,12 @@ from nats.errors import Error as NatsError
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
+from duocthu_contracts.subjects import RATE_LIMIT_BUCKET
 from duocthu_gateway.ports import RateDecision
 from duocthu_runtime import Bus, get_logger
 
 log = get_logger(__name__)
-BUCKET = "gateway_rate"
+BUCKET = RATE_LIMIT_BUCKET
 WINDOW_S = 60
 
 

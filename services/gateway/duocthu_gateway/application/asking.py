@@ -6,7 +6,9 @@ unverified, with the reason that is true: ``bus_unavailable`` when the bus is
 down, ``stage_unavailable`` (naming the stage) when a stage has no live
 replica — both checked before the turn is sent, so the user is told at once
 instead of after the whole deadline — and ``request_budget_exhausted`` only
-when everything was up and the turn still ran out of time.
+when everything was up and the turn still ran out of time.  A turn end the
+gate refuses (``admission.py``: not sealed by the verifier, or a seal that
+does not hold) is never shown: the turn abstains with the gate's reason.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from duocthu_contracts.decisions import Reason
 from duocthu_contracts.http import RagQueryRequest, RagQueryResponse
 from duocthu_contracts.messages import TurnCompleted, TurnRequested, TurnRequestedPayload
 from duocthu_gateway import metrics
+from duocthu_gateway.application.admission import Admission
 from duocthu_gateway.application.conversations import Conversations
 from duocthu_gateway.domain.reasons import stage_unavailable_message
 from duocthu_gateway.domain.responses import abstain, render
@@ -30,9 +33,10 @@ log = get_logger(__name__)
 
 
 class Asking:
-    def __init__(self, turns: TurnExchange, conversations: Conversations, *, origin: str, deadline_s: float,
-                 llm_calls: int, availability: Availability | None = None) -> None:
+    def __init__(self, turns: TurnExchange, conversations: Conversations, *, admission: Admission, origin: str,
+                 deadline_s: float, llm_calls: int, availability: Availability | None = None) -> None:
         self.turns = turns
+        self.admission = admission
         self.availability = availability
         self.conversations = conversations
         self.origin = origin
@@ -82,6 +86,9 @@ class Asking:
                 except TurnNotPublished:
                     log.exception("turn_publish_failed", turn_id=turn.turn_id)
                     blocker = Blocker(Reason.BUS_UNAVAILABLE)
+                refused = self.admission.refusal(completed) if completed is not None else None
+                if refused is not None:
+                    completed, blocker = None, Blocker(refused.reason)
                 if completed is None and blocker is None:
                     blocker = await self._blocker() or Blocker(Reason.REQUEST_BUDGET_EXHAUSTED)
             if completed is None:

@@ -52,6 +52,8 @@ REASON_MESSAGES: dict[Reason, str] = {
     Reason.INCOMPLETE_ANSWER: "Câu trả lời bỏ sót thông tin quan trọng có trong nguồn; câu trả lời bị loại.",
     Reason.JUDGE_UNAVAILABLE: "Bước đối chiếu ngữ nghĩa chưa được cấu hình hoặc không sẵn sàng; hệ thống không trả lời.",
     Reason.VISUAL_EVIDENCE_NOT_GENERATABLE: "Nguồn cần đối chiếu PDF không được dùng để sinh câu trả lời.",
+    Reason.ANSWER_NOT_FROM_VERIFIER: "Một câu trả lời không đi qua bước kiểm chứng đã bị chặn; hệ thống không hiển thị nội dung chưa được kiểm chứng.",
+    Reason.INVALID_VERDICT_SEAL: "Chữ ký của bước kiểm chứng trên câu trả lời không hợp lệ (nội dung có thể đã bị sửa đổi); hệ thống không hiển thị câu trả lời này.",
 }
 
 

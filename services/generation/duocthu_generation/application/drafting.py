@@ -2,7 +2,9 @@
 
 Generation only decides how an answer reads; retrieval has decided what is
 true.  So nothing is written without evidence, visual-only evidence is sent
-to the PDF, and every failure of the writer ends the turn with its reason.
+to the PDF (a proposal the verifier checks and seals like an answer: the page
+shows the book too), and every failure of the writer ends the turn with its
+reason.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from dataclasses import dataclass, field
 
 from duocthu_contracts.answer import AnswerPlan, Draft
 from duocthu_contracts.decisions import Decision, Reason
-from duocthu_contracts.evidence import Evidence
 from duocthu_contracts.frame import QueryFrame
 from duocthu_contracts.messages import EvidenceRetrievedPayload
 from duocthu_generation import metrics
@@ -33,22 +34,26 @@ class ExtractiveWriter:
 
 @dataclass(frozen=True)
 class Drafted:
-    """A draft for the verifier."""
+    """A draft for the verifier: claims to answer with, or (``verify_pdf``) the evidence to read on the page."""
 
     plan: AnswerPlan
     draft: Draft
+    proposed: Decision = Decision.ANSWERABLE
+
+
+#: The evidence is to be read on the printed page: no claims, the verifier checks the blocks and seals them.
+TO_THE_PAGE = Drafted(AnswerPlan(), Draft(evidence_sufficient=False), Decision.VERIFY_PDF)
 
 
 @dataclass(frozen=True)
 class Ended:
-    """The turn ends here: an abstention, a clarifying question, or the PDF to read."""
+    """The turn ends here: an abstention or a clarifying question."""
 
     decision: Decision
     reason: Reason
     detail: str = ""
     answer: str = ""
     quick_replies: list[str] = field(default_factory=list)
-    evidence: list[Evidence] = field(default_factory=list)
     #: The frame, when this ending changes it (a clarifying question the next turn answers).
     frame: QueryFrame | None = None
 
@@ -63,7 +68,7 @@ class Drafting:
         if not retrieved.evidence:
             return Ended(Decision.ABSTAIN, Reason.NO_EVIDENCE)
         if any(e.requires_visual_check for e in retrieved.evidence):
-            return Ended(Decision.VERIFY_PDF, Reason.VISUAL_CHECK_REQUIRED, evidence=list(retrieved.evidence))
+            return TO_THE_PAGE
         plan = make_plan(retrieved.frame, retrieved.evidence, retrieved.route, list_mode=retrieved.list_mode)
         request = WriterInput(
             frame=retrieved.frame, evidence=retrieved.evidence, route=retrieved.route, plan=plan,
@@ -89,7 +94,7 @@ class Drafting:
                          quick_replies=draft.quick_replies[:4], frame=frame)
         if (not draft.evidence_sufficient or not draft.claims) and any(e.attachments for e in retrieved.evidence):
             # the text beside the table does not hold what was asked: the table must be read on the page
-            return Ended(Decision.VERIFY_PDF, Reason.VISUAL_CHECK_REQUIRED, evidence=list(retrieved.evidence))
+            return TO_THE_PAGE
         if not draft.evidence_sufficient or not draft.claims:
             return _abstain(Reason.EVIDENCE_INSUFFICIENT, "the writer found nothing to claim")
         return Drafted(plan, draft)

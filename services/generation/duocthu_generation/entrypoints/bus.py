@@ -43,9 +43,9 @@ class GenerationHandler:
         result = await self.drafting.draft(payload, budget, missing=missing)
         if isinstance(result, Drafted):
             drafted = AnswerDraftedPayload(**payload.model_dump(), plan=result.plan, draft=result.draft,
-                                           attempt=attempt)
+                                           attempt=attempt, proposed=result.proposed)
             return [ctx.derive(AnswerDrafted, drafted, llm_calls_used=budget.calls_used)]
         return [ctx.complete(result.decision, result.reason, llm_calls_used=budget.calls_used,
                              frame=result.frame or payload.frame, route=payload.route,
                              candidate_assessments=payload.candidate_assessments, detail=result.detail,
-                             answer=result.answer, quick_replies=result.quick_replies, evidence=result.evidence)]
+                             answer=result.answer, quick_replies=result.quick_replies)]

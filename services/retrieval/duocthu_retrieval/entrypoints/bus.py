@@ -58,7 +58,7 @@ def turn_handler(retriever: Callable[[], Retriever]) -> Handler[TurnUnderstood]:
         outcome = result.outcome
         metrics.ROUTE_OUTCOMES.labels(plan.route, outcome.reason).inc()
         resolved = [d.drug_id for d in frame.drugs] or result.candidate_drug_ids
-        if outcome.decision is not Decision.ANSWERABLE:
+        if outcome.decision is Decision.ABSTAIN:  # verify_pdf goes on: the page is shown once the verifier sealed it
             return [ctx.complete(outcome.decision, outcome.reason, frame=frame, route=plan.route,
                                  evidence=outcome.evidence, resolved_drug_ids=resolved,
                                  candidate_assessments=result.assessments, detail=outcome.detail)]

@@ -1,28 +1,49 @@
-"""The verifier stage's bus handler: a draft in, a completed turn or one repair request out."""
+"""The verifier stage's bus handler: a draft in, a sealed turn end or one repair request out.
+
+Every turn end the verifier writes is sealed (``VerdictSigner``) and so goes
+out on the verifier's own subject (``TurnVerified``): the only way an answer,
+or the page to read, reaches a user.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from duocthu_contracts.decisions import Decision, Reason
 from duocthu_contracts.envelope import Message
-from duocthu_contracts.messages import AnswerDrafted, AnswerRejected, AnswerRejectedPayload
+from duocthu_contracts.messages import (
+    AnswerDrafted,
+    AnswerDraftedPayload,
+    AnswerRejected,
+    AnswerRejectedPayload,
+    TurnCompleted,
+)
 from duocthu_providers import TurnBudget
 from duocthu_runtime import StageContext
 from duocthu_verifier import metrics
 from duocthu_verifier.application.verification import subject_of, verify
 from duocthu_verifier.domain.blocks import build_blocks
+from duocthu_verifier.domain.page_proposal import check_page_proposal
 from duocthu_verifier.domain.rendering import render
-from duocthu_verifier.ports import EntailmentJudge, ReleaseTerms
+from duocthu_verifier.ports import EntailmentJudge, ReleaseTerms, VerdictSigner
 
 
 class VerifierHandler:
-    def __init__(self, judge: EntailmentJudge | None, terms: ReleaseTerms | None = None) -> None:
+    def __init__(self, judge: EntailmentJudge | None, terms: ReleaseTerms | None = None, *,
+                 signer: VerdictSigner) -> None:
         self.judge = judge
         self.terms = terms
+        self.signer = signer
 
     async def __call__(self, message: AnswerDrafted, ctx: StageContext[AnswerDrafted]) -> Sequence[Message]:
+        outputs = await self._decide(message, ctx)
+        return [self.signer.seal(out) if isinstance(out, TurnCompleted) else out for out in outputs]
+
+    async def _decide(self, message: AnswerDrafted, ctx: StageContext[AnswerDrafted]) -> Sequence[Message]:
         payload = message.payload
+        if payload.proposed is Decision.VERIFY_PDF:
+            return [self._page(payload, ctx)]
         budget = TurnBudget(deadline=message.deadline, calls_left=message.llm_calls_remaining)
         terms = self.terms.context() if self.terms is not None else None
         verdict = await verify(subject_of(payload, terms), payload.query, self.judge, budget)
@@ -46,3 +67,15 @@ class VerifierHandler:
         return [ctx.complete(Decision.ABSTAIN, verdict.reason, llm_calls_used=used,
                              detail=next((c.detail for c in verdict.checks if c.reason == verdict.reason), ""),
                              **common)]
+
+    @staticmethod
+    def _page(payload: AnswerDraftedPayload, ctx: StageContext[AnswerDrafted]) -> TurnCompleted:
+        """A proposal to read the page: the cited blocks and their crops are shown once checked."""
+        verdict = check_page_proposal(payload.evidence, payload.draft)
+        metrics.VERDICTS.labels("accepted" if verdict.accepted else "rejected", verdict.reason).inc()
+        common: dict[str, Any] = {"frame": payload.frame, "route": payload.route, "verdict": verdict,
+                  "candidate_assessments": payload.candidate_assessments,
+                  "resolved_drug_ids": sorted({e.drug_id for e in payload.evidence})}
+        if verdict.accepted:
+            return ctx.complete(Decision.VERIFY_PDF, Reason.VISUAL_CHECK_REQUIRED, evidence=payload.evidence, **common)
+        return ctx.complete(Decision.ABSTAIN, verdict.reason, detail=verdict.checks[0].detail, **common)
